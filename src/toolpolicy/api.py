@@ -1,0 +1,88 @@
+"""The front door: `load_policy(path | text=...)` -> a compiled policy (SPEC 9).
+
+Native policies go loader -> compiler; the other formats (Claude Code settings, docker-agent
+YAML, Gemini TOML, Codex rules, agent-code TOML) are first imported into a native document.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .compiler import compile_policy
+from .errors import PolicyError
+from .policies.loader import LoadedPolicy, load_native, read_source, syntax_of, validate
+from .policies.located import LocatedDoc
+from .runtime.compiled import CompiledPolicy
+from .source import Source
+
+NATIVE = "toolpolicy"
+FORMATS = (NATIVE, "claude-code", "docker-agent", "gemini", "codex", "agent-code")
+
+
+def load_policy(path: str | os.PathLike[str] | None = None, *, text: str | None = None,
+                format: str | None = None, name: str | None = None,
+                base_dir: str | None = None) -> CompiledPolicy:
+    """Parse, validate and compile a policy file (or `text`); raises `PolicyError` (with `.errors`).
+
+    Args:
+        path: the policy file. Its directory anchors `/`-relative path patterns and `extends`.
+        text: the policy text instead of a file (`name` is its display name, e.g. `policy.yaml`).
+        format: `toolpolicy` (native) or a foreign format; detected from the name and content if None.
+    """
+    return compile_policy(load_document(path, text=text, format=format, name=name, base_dir=base_dir))
+
+
+def load_document(path: str | os.PathLike[str] | None = None, *, text: str | None = None,
+                  format: str | None = None, name: str | None = None,
+                  base_dir: str | None = None) -> LoadedPolicy:
+    """Load and validate (without compiling): the native document, whatever the input format."""
+    source = _source(path, text, name)
+    fmt = format or detect_format(source)
+    if fmt not in FORMATS:
+        raise PolicyError(f"unknown policy format `{fmt}`", code="policy_usage_error",
+                          help="one of: " + ", ".join(FORMATS))
+    if base_dir is None and path is None:
+        base_dir = os.getcwd()
+    if fmt == NATIVE:
+        return load_native(source, base_dir=base_dir)
+    return _load_foreign(source, fmt, base_dir)
+
+
+def _source(path: Any, text: str | None, name: str | None) -> Source:
+    if text is not None:
+        return Source(name or (str(path) if path is not None else "<text>.yaml"), text)
+    if path is None:
+        raise PolicyError("load_policy needs a path or `text=`", code="policy_usage_error")
+    return read_source(path)
+
+
+def detect_format(source: Source) -> str:
+    base = os.path.basename(source.name).lower()
+    try:
+        from .policies.formats import detect_format as detect_foreign
+
+        found = detect_foreign(source.name, source.text)
+    except ImportError:
+        found = None
+    if found and found != NATIVE:
+        return found
+    if base.endswith((".yaml", ".yml", ".toml")) or base.startswith("<"):
+        return NATIVE
+    return found or NATIVE
+
+
+def _load_foreign(source: Source, fmt: str, base_dir: str | None) -> LoadedPolicy:
+    from .policies.formats import import_document
+
+    result = import_document(source.text, format=fmt, path=source.name)
+    located = LocatedDoc(source, result.document)
+    document = validate(located)
+    base = base_dir or os.path.dirname(os.path.abspath(source.name))
+    loaded = LoadedPolicy(document, located, base, warnings=list(result.warnings))
+    loaded.origins = dict(result.origins)
+    return loaded
+
+
+def native_syntax(path: str) -> str:
+    return syntax_of(path)

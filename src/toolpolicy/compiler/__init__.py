@@ -1,0 +1,57 @@
+"""The compiler: validated policy documents -> an immutable, indexed `CompiledPolicy`.
+
+`compile_policy` runs the stage table of `passes.py`; all located errors of all stages are
+collected and raised together as `PolicyErrors`; warnings travel on the compiled policy.
+"""
+
+from __future__ import annotations
+
+from ..errors import ErrorCollector, PolicyError
+from ..policies.loader import LoadedPolicy
+from ..runtime.compiled import CompiledPolicy
+from .passes import STAGES, Work, digest_of
+
+
+def compile_policy(loaded: LoadedPolicy, *, error_limit: int = 100) -> CompiledPolicy:
+    """Compile a loaded native policy; raises `PolicyErrors` (every error, sorted)."""
+    work = Work(loaded, ErrorCollector(error_limit))
+    for err in loaded.warnings:
+        work.errors.add(err)
+    for _name, stage in STAGES:
+        stage(work)
+    work.errors.check()
+    return _build(work)
+
+
+def compile_warnings(loaded: LoadedPolicy) -> list[PolicyError]:
+    """Compile only to collect warnings (for `policy check`); errors raise as usual."""
+    work = Work(loaded, ErrorCollector())
+    for _name, stage in STAGES:
+        stage(work)
+    work.errors.check()
+    return list(work.errors.warnings)
+
+
+def _build(work: Work) -> CompiledPolicy:
+    settings = work.settings
+    fold = settings["glob"].case == "insensitive"
+    aliases = {k: (v.casefold() if fold else v) for k, v in work.profile.tool_aliases.items()}
+    policy = CompiledPolicy(
+        name=settings.get("name"),
+        digest=digest_of(work),
+        default=settings["default"],
+        mode=settings["mode"],
+        fold=fold,
+        profile=work.profile.name,
+        tools=work.tools,
+        tool_aliases=aliases,
+        rules=tuple(work.rules),
+        hooks=work.hooks,
+        write_tool=work.profile.write_tool,
+        base_dir=work.loaded.base_dir,
+        tests=tuple(work.tests),
+        warnings=tuple(str(w) for w in work.errors.warnings),
+        sources=tuple(lp.located.source.name for lp in work.chain),
+    )
+    policy._lazy["when"] = dict(work.when_fns)
+    return policy

@@ -1,0 +1,337 @@
+"""The compiler's stages as a table (OPA's `NewCompiler` idea): flatten -> tools -> rules -> hooks -> tests.
+
+Each stage reads and extends a `Unit` of work and reports located errors into one collector, so
+that one run reports every problem of a policy (not just the first). Ordering constraints are
+noted beside the table; `compile_policy()` in `__init__` runs it and builds the `CompiledPolicy`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ErrorCollector, PolicyError, did_you_mean
+from ..grammar import ExprError
+from ..grammar.permission import parse_permission
+from ..policies.loader import LoadedPolicy
+from ..policies.located import LocatedDoc
+from ..policies.profiles import PROFILES, Profile
+from ..runtime.compiled import CompiledRule, PolicyTestCase, ToolSpec
+from ..runtime.hooks.types import BuiltinHookSpec, CommandHookSpec, HookGroup, ModelHookSpec
+from .rules import Resolver, compile_permission
+
+MAX_RULES = 100_000
+
+
+@dataclass
+class SourceRule:
+    """One rule as written, with where it came from (its document and its path in it)."""
+
+    id: str
+    decision: str
+    matches: list[tuple[str, tuple[Any, ...]]]
+    when: str | None
+    priority: int
+    reason: str | None
+    modes: tuple[str, ...] | None
+    doc: LocatedDoc
+    path: tuple[Any, ...]
+
+
+@dataclass
+class Work:
+    loaded: LoadedPolicy
+    errors: ErrorCollector
+    chain: list[LoadedPolicy] = field(default_factory=list)  # parents first, the root last
+    settings: dict[str, Any] = field(default_factory=dict)
+    profile: Profile = PROFILES["generic"]
+    tools: dict[str, ToolSpec] = field(default_factory=dict)
+    source_rules: list[SourceRule] = field(default_factory=list)
+    rules: list[CompiledRule] = field(default_factory=list)
+    hooks: dict[str, tuple[HookGroup, ...]] = field(default_factory=dict)
+    tests: list[PolicyTestCase] = field(default_factory=list)
+    when_fns: dict[int, Any] = field(default_factory=dict)
+
+
+def error_at(doc: LocatedDoc, path: tuple[Any, ...], exc: ExprError) -> PolicyError:
+    origin, exact = doc.origin(path)
+    err = exc.locate(origin, exact=exact)
+    if exc.code in ("policy_primary_param", "policy_no_primary_arg", "policy_lint"):
+        err.severity = "warning"
+    return err
+
+
+# -- stage: flatten (extends) ------------------------------------------------------------------
+def flatten(work: Work) -> None:
+    """Order the documents parents-first and merge the scalar settings (the root wins)."""
+
+    def walk(lp: LoadedPolicy) -> None:
+        for parent in lp.parents:
+            walk(parent)
+        work.chain.append(lp)
+
+    walk(work.loaded)
+    for lp in work.chain:
+        doc = lp.document
+        for key in ("name", "profile", "default", "mode", "glob"):
+            if key in doc.model_fields_set or key not in work.settings:
+                work.settings[key] = getattr(doc, key)
+
+
+# -- stage: tools (needs flatten) ------------------------------------------------------------------
+def resolve_tools(work: Work) -> None:
+    work.profile = PROFILES[work.settings["profile"]]
+    fold = work.settings["glob"].case == "insensitive"
+    declared: dict[str, dict[str, Any]] = {k: dict(v) for k, v in work.profile.tools.items()}
+    for lp in work.chain:
+        for name, decl in lp.document.tools.items():
+            base = declared.get(name, {})
+            declared[name] = {**base, **decl.model_dump(exclude_unset=True)}
+    for name, decl in declared.items():
+        key = name.casefold() if fold else name
+        args = tuple(dict.fromkeys([*(decl.get("args") or ()), *([decl["arg"]] if decl.get("arg") else [])]))
+        work.tools[key] = ToolSpec(key, decl.get("kind", "generic"), decl.get("arg"),
+                                   tuple(sorted((decl.get("aliases") or {}).items())),
+                                   bool(decl.get("read_only", False)), args)
+        if decl.get("kind", "generic") != "generic" and not decl.get("arg"):
+            work.errors.add(PolicyError(
+                f"tool `{name}` of kind `{decl.get('kind')}` needs an `arg` (its primary argument)",
+                code="policy_schema_error", location=work.loaded.located.loc(("tools", name))))
+
+
+# -- stage: collect rules (needs flatten) ---------------------------------------------------------
+def collect_rules(work: Work) -> None:
+    for lp in work.chain:
+        prefix = "" if lp is work.loaded else f"{os.path.basename(lp.located.source.name)}#"
+        doc = lp.document
+        for decision in ("deny", "ask", "allow"):
+            for i, expr in enumerate(getattr(doc.permissions, decision)):
+                path = ("permissions", decision, i)
+                work.source_rules.append(SourceRule(
+                    f"{prefix}permissions.{decision}[{i}]", decision, [(expr, path)], None, 0, None, None,
+                    lp.located, path))
+        for i, rule in enumerate(doc.rules):
+            matches = [rule.match] if isinstance(rule.match, str) else list(rule.match)
+            paths = [("rules", i, "match")] if isinstance(rule.match, str) else [
+                ("rules", i, "match", j) for j in range(len(matches))]
+            work.source_rules.append(SourceRule(
+                rule.id or f"{prefix}rules[{i}]", rule.decision, list(zip(matches, paths)), rule.when,
+                rule.priority, rule.reason, tuple(rule.modes) if rule.modes is not None else None,
+                lp.located, ("rules", i)))
+    _check_duplicate_ids(work)
+
+
+def _check_duplicate_ids(work: Work) -> None:
+    seen: dict[str, SourceRule] = {}
+    for sr in work.source_rules:
+        if sr.id in seen and sr.path[0] == "rules":
+            work.errors.add(PolicyError(f"rule id `{sr.id}` is used twice", code="policy_duplicate_id",
+                                        location=sr.doc.loc((*sr.path, "id")),
+                                        help="rule ids must be unique: tests and decisions refer to them"))
+        seen.setdefault(sr.id, sr)
+
+
+# -- stage: compile rules (needs tools, collect_rules) -------------------------------------------------
+def compile_rules(work: Work) -> None:
+    fold = work.settings["glob"].case == "insensitive"
+    for sr in work.source_rules:
+        res = Resolver(work.tools, work.profile, fold, _base_dir(sr.doc, work), [])
+        when_ast, when_fn = _compile_when(work, sr) if sr.when is not None else (None, None)
+        if sr.when is not None and when_ast is None:
+            continue
+        for expr, path in sr.matches:
+            try:
+                shapes = compile_permission(parse_permission(expr), sr.decision, res)
+            except ExprError as exc:
+                work.errors.add(error_at(sr.doc, path, exc))
+                continue
+            for w in res.warnings:
+                work.errors.add(error_at(sr.doc, path, w))
+            res.warnings.clear()
+            loc = sr.doc.loc(path)
+            for shape in shapes:
+                index = len(work.rules)
+                work.rules.append(CompiledRule(
+                    index, sr.id, sr.decision, sr.priority, shape.tools, shape.tool_globs, shape.tool_glob_texts,
+                    shape.conds, when_ast, sr.when, sr.modes, sr.reason, str(loc), expr))
+                if when_fn is not None:
+                    work.when_fns[index] = when_fn
+        if len(work.rules) > MAX_RULES:
+            work.errors.add(PolicyError(f"policy has more than {MAX_RULES} rules", code="policy_limit_exceeded",
+                                        location=sr.doc.loc(sr.path)))
+            return
+
+
+def _base_dir(doc: LocatedDoc, work: Work) -> str:
+    for lp in work.chain:
+        if lp.located is doc:
+            return lp.base_dir
+    return work.loaded.base_dir
+
+
+def _compile_when(work: Work, sr: SourceRule) -> tuple[Any, Any]:
+    from ..grammar.when_parse import parse_when
+
+    path = (*sr.path, "when")
+    try:
+        node = parse_when(sr.when or "")
+        return node, _when_fn(node)
+    except ExprError as exc:
+        work.errors.add(error_at(sr.doc, path, exc))
+        return None, None
+
+
+def _when_fn(node: Any) -> Any:
+    from .when import compile_when
+
+    return compile_when(node)
+
+
+# -- stage: hooks -----------------------------------------------------------------------------------
+def compile_hooks(work: Work) -> None:
+    from ..runtime.hooks.events import EVENTS
+
+    groups: dict[str, list[HookGroup]] = {}
+    for lp in work.chain:
+        for event, entries in lp.document.hooks.items():
+            if event not in EVENTS:
+                work.errors.add(PolicyError(f"unknown hook event `{event}`", code="policy_unknown_event",
+                                            location=lp.located.key_loc(("hooks", event)),
+                                            help=did_you_mean(event, EVENTS) or "see SPEC 5.1 for the events"))
+                continue
+            for i, entry in enumerate(entries):
+                group = _hook_group(work, lp, event, i, entry)
+                if group is not None:
+                    groups.setdefault(event, []).append(group)
+    work.hooks = {k: tuple(v) for k, v in groups.items()}
+
+
+def _hook_group(work: Work, lp: LoadedPolicy, event: str, i: int, entry: Any) -> HookGroup | None:
+    path = ("hooks", event, i)
+    matcher = entry.matcher
+    if matcher in (None, "", "*"):
+        matcher = None
+    else:
+        err = _check_regex(matcher)
+        if err is not None:
+            work.errors.add(error_at(lp.located, (*path, "matcher"), err))
+            return None
+    hooks = []
+    for j, hook in enumerate(entry.hooks):
+        spec = _hook_spec(work, lp, (*path, "hooks", j), hook)
+        if spec is not None:
+            hooks.append(spec)
+    return HookGroup(matcher, tuple(hooks), str(lp.located.loc(path))) if hooks else None
+
+
+def _check_regex(pattern: str) -> ExprError | None:
+    """A matcher must be a valid regex that RE2 (linear time) accepts."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        pos = exc.pos or 0
+        return ExprError(f"invalid regular expression: {exc.msg}", pos, pos + 1)
+    import re2
+
+    try:
+        re2.compile(pattern)
+    except re2.error:
+        return ExprError("regular expression uses a feature the linear-time engine lacks "
+                         "(backreferences or lookaround)", 0, len(pattern),
+                         help="rewrite it without backreferences and lookaround")
+    return None
+
+
+def _hook_spec(work: Work, lp: LoadedPolicy, path: tuple[Any, ...], hook: Any) -> Any:
+    loc = str(lp.located.loc(path))
+    env = tuple(sorted(getattr(hook, "env", {}).items()))
+    if hook.type == "command":
+        return CommandHookSpec(hook.command, float(hook.timeout), hook.on_error, env,
+                               _working_dir(hook.working_dir, lp), hook.name, loc)
+    if hook.type == "builtin":
+        return _builtin_spec(work, lp, path, hook, env, loc)
+    return _model_spec(work, lp, path, hook, loc)
+
+
+def _working_dir(wd: str | None, lp: LoadedPolicy) -> str | None:
+    if wd is None:
+        return None
+    wd = os.path.expanduser(wd)
+    return wd if os.path.isabs(wd) else os.path.join(lp.base_dir, wd)
+
+
+def _builtin_spec(work: Work, lp: LoadedPolicy, path: tuple[Any, ...], hook: Any, env: Any, loc: str) -> Any:
+    from ..runtime.hooks.builtins import known_builtins
+
+    name = hook.builtin or hook.command
+    if not name:
+        work.errors.add(PolicyError("builtin hook needs `builtin: NAME`", code="policy_schema_error",
+                                    location=lp.located.loc(path)))
+        return None
+    if name not in known_builtins():
+        key = "builtin" if hook.builtin else "command"
+        work.errors.add(PolicyError(f"unknown builtin hook `{name}`", code="policy_unknown_builtin",
+                                    location=lp.located.loc((*path, key)),
+                                    help=did_you_mean(name, known_builtins())))
+        return None
+    return BuiltinHookSpec(name, tuple(hook.args), float(hook.timeout), hook.on_error, env,
+                           _working_dir(hook.working_dir, lp), hook.name, loc)
+
+
+def _model_spec(work: Work, lp: LoadedPolicy, path: tuple[Any, ...], hook: Any, loc: str) -> Any:
+    from ..grammar.template_parse import parse_template
+    from ..runtime.hooks.model import KNOWN_SCHEMAS
+
+    ok = True
+    if "/" not in hook.model or hook.model.split("/", 1)[0] not in ("openai", "anthropic", "local"):
+        work.errors.add(PolicyError(f"unknown model `{hook.model}`", code="policy_model_error",
+                                    location=lp.located.loc((*path, "model")),
+                                    help="write `openai/<model>`, `anthropic/<model>` or `local/<name-or-path>`"))
+        ok = False
+    if hook.schema_ is not None and hook.schema_ not in KNOWN_SCHEMAS:
+        work.errors.add(PolicyError(f"unknown model hook schema `{hook.schema_}`", code="policy_model_error",
+                                    location=lp.located.loc((*path, "schema")),
+                                    help=did_you_mean(hook.schema_, KNOWN_SCHEMAS)))
+        ok = False
+    try:
+        template = parse_template(hook.prompt)
+    except ExprError as exc:
+        work.errors.add(error_at(lp.located, (*path, "prompt"), exc))
+        return None
+    if not ok:
+        return None
+    return ModelHookSpec(hook.model, hook.prompt, template, hook.schema_, float(hook.timeout), hook.on_error,
+                         tuple(sorted(hook.options.items())), hook.name, loc)
+
+
+# -- stage: tests -------------------------------------------------------------------------------------
+def collect_tests(work: Work) -> None:
+    for lp in work.chain:
+        for i, t in enumerate(lp.document.tests):
+            work.tests.append(PolicyTestCase(
+                t.name, t.call.tool, t.call.args, t.expect, tuple(sorted(t.call.context.items())), t.rule,
+                t.reason_contains, t.mode, str(lp.located.loc(("tests", i)))))
+
+
+STAGES: list[tuple[str, Callable[[Work], None]]] = [
+    ("flatten", flatten),  # first: every later stage reads the merged settings
+    ("resolve_tools", resolve_tools),  # after flatten: the profile comes from the merged settings
+    ("collect_rules", collect_rules),  # after flatten: walks the documents parents-first
+    ("compile_rules", compile_rules),  # after resolve_tools and collect_rules: kinds decide patterns
+    ("compile_hooks", compile_hooks),
+    ("collect_tests", collect_tests),
+]
+
+
+def digest_of(work: Work) -> str:
+    h = hashlib.sha256()
+    for lp in work.chain:
+        h.update(lp.located.source.name.encode())
+        h.update(b"\0")
+        h.update(lp.located.source.text.encode())
+        h.update(b"\0")
+    return "sha256:" + h.hexdigest()[:32]

@@ -1,0 +1,174 @@
+"""Compile one permission expression of one rule into `CompiledRule`s (the resolve stage's core).
+
+An expression names tools (exact names or globs, alternatives with `|`) and either colon-form
+conditions (plain globs on named arguments) or a call-form specifier, whose meaning depends on
+each tool's kind: so an expression yields one compiled rule per tool pattern. Profile aliases
+(`Task` -> `Agent`) and covers (`Edit(...)` applies to every writer) are expanded here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..grammar import ExprError
+from ..grammar.nodes import Permission, ToolPattern
+from ..policies.profiles import Profile
+from ..runtime.compiled import Cond, ToolSpec
+from ..runtime.kinds import CompiledPattern
+from ..runtime.kinds.glob import GlobError, glob_to_regex, has_wildcard
+
+_PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):(.*)$", re.S)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleShape:
+    """The tool part and conditions of one compiled rule (the rest comes from the rule)."""
+
+    tools: tuple[str, ...]
+    tool_globs: tuple[str, ...]
+    tool_glob_texts: tuple[str, ...]
+    conds: tuple[Cond, ...]
+
+
+@dataclass
+class Resolver:
+    """What the resolve stage knows: tools, profile, glob case, where the policy lives."""
+
+    tools: dict[str, ToolSpec]
+    profile: Profile
+    fold: bool
+    base_dir: str
+    warnings: list[ExprError]
+
+    def canonical(self, name: str) -> str:
+        name = self.profile.tool_aliases.get(name, name)
+        return name.casefold() if self.fold else name
+
+    def spec(self, name: str) -> ToolSpec | None:
+        return self.tools.get(self.canonical(name))
+
+
+def compile_permission(perm: Permission, decision: str, res: Resolver) -> list[RuleShape]:
+    conds = _colon_conds(perm, res) if perm.call_spec is None else None
+    shapes: list[RuleShape] = []
+    for tool in perm.tools:
+        names, globs, texts = _tool_part(tool, decision, res)
+        if conds is not None:
+            shapes.append(RuleShape(names, globs, texts, conds))
+            continue
+        shapes.extend(_call_form_shapes(perm, tool, names, globs, texts, decision, res))
+    return shapes
+
+
+def _tool_part(tool: ToolPattern, decision: str, res: Resolver) -> tuple[tuple[str, ...], tuple[str, ...],
+                                                                          tuple[str, ...]]:
+    text = tool.text
+    if text == "*" or has_wildcard(text):
+        try:
+            return (), (glob_to_regex(text, fold=res.fold),), (text,)
+        except GlobError as exc:
+            raise ExprError(f"invalid tool glob: {exc}", tool.span.start + exc.offset,
+                            tool.span.start + exc.offset + 1) from None
+    literal = _unescape(text)
+    names = [res.canonical(literal)]
+    covered = dict(res.profile.covers)
+    if decision != "allow":
+        for k, v in res.profile.deny_covers.items():
+            covered[k] = tuple(dict.fromkeys(covered.get(k, ()) + v))
+    names.extend(res.canonical(t) for t in covered.get(res.profile.tool_aliases.get(literal, literal), ()))
+    return tuple(dict.fromkeys(names)), (), ()
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def _colon_conds(perm: Permission, res: Resolver) -> tuple[Cond, ...]:
+    seen: dict[str, Any] = {}
+    conds: list[Cond] = []
+    for cond in perm.conditions:
+        if cond.key in seen:
+            raise ExprError(f"condition key `{cond.key}` is repeated", cond.span.start, cond.span.end,
+                            help="conditions are ANDed: put both patterns in one glob, or use two rules")
+        seen[cond.key] = cond
+        try:
+            regex = glob_to_regex(cond.value, fold=res.fold)
+        except GlobError as exc:
+            start = cond.value_span.start + exc.offset
+            raise ExprError(f"invalid glob: {exc}", start, start + 1) from None
+        conds.append(Cond(cond.key, regex, False, not has_wildcard(cond.value), cond.value))
+    return tuple(conds)
+
+
+def _call_form_shapes(perm: Permission, tool: ToolPattern, names: tuple[str, ...], globs: tuple[str, ...],
+                      texts: tuple[str, ...], decision: str, res: Resolver) -> list[RuleShape]:
+    spec_node = perm.call_spec
+    assert spec_node is not None  # INVARIANT: call form
+    spec_text = spec_node.text
+    if spec_text in ("", "*"):
+        return [RuleShape(names, globs, texts, ())]
+    if not names:  # a glob tool part: the specifier is a plain glob on the primary argument
+        return [RuleShape(names, globs, texts, (_plain_cond(None, spec_text, spec_node.span.start, res),))]
+    shapes = []
+    for name in names:  # covered tools may differ in kind and primary argument
+        tspec = res.spec(name) or ToolSpec(name)
+        cond = _spec_cond(tspec, spec_text, spec_node.span.start, decision, res)
+        shapes.append(RuleShape((name,), (), (), (cond,)))
+    return _merge_same(shapes)
+
+
+def _merge_same(shapes: list[RuleShape]) -> list[RuleShape]:
+    merged: dict[tuple[Cond, ...], list[str]] = {}
+    for s in shapes:
+        merged.setdefault(s.conds, []).extend(s.tools)
+    return [RuleShape(tuple(t), (), (), c) for c, t in merged.items()]
+
+
+def _spec_cond(tspec: ToolSpec, spec: str, offset: int, decision: str, res: Resolver) -> Cond:
+    m = _PARAM.match(spec)
+    if m and m.group(1) in tspec.args and not (tspec.kind == "url" and m.group(1) == "domain"):
+        key, value = m.group(1), m.group(2)
+        if key != tspec.arg:
+            return _plain_cond(key, value, offset + len(key) + 1, res)
+        res.warnings.append(ExprError(
+            f"`{tspec.name}({key}:...)` names the primary argument: it is matched as `{tspec.name}(...)`",
+            offset, offset + len(key), code="policy_primary_param", help=f"write `{tspec.name}({value})`"))
+        spec, offset = value, offset + len(key) + 1
+    if tspec.arg is None and tspec.kind == "generic" and decision == "allow":
+        res.warnings.append(ExprError(
+            f"tool `{tspec.name}` has no known primary argument: this allow never matches",
+            offset, offset + len(spec), code="policy_no_primary_arg",
+            help=f"declare it under `tools: {{{tspec.name}: {{arg: NAME}}}}` or use `{tspec.name}:NAME=glob`"))
+    pattern = _kind_pattern(tspec, spec, offset, decision, res)
+    return Cond(None, pattern.regex, tspec.kind != "generic", pattern.exact, spec)
+
+
+def _kind_pattern(tspec: ToolSpec, spec: str, offset: int, decision: str, res: Resolver) -> CompiledPattern:
+    try:
+        if tspec.kind == "shell":
+            from ..runtime.kinds import shell
+
+            return shell.compile_spec(spec, fold=res.fold)
+        if tspec.kind == "path":
+            from ..runtime.kinds import path
+
+            return path.compile_spec(spec, fold=res.fold, policy_dir=res.base_dir, for_allow=decision == "allow")
+        if tspec.kind == "url":
+            from ..runtime.kinds import url
+
+            return url.compile_spec(spec)
+        return CompiledPattern(glob_to_regex(spec, fold=res.fold), not has_wildcard(spec), spec)
+    except GlobError as exc:
+        raise ExprError(f"invalid pattern: {exc}", offset + exc.offset, offset + exc.offset + 1) from None
+    except ValueError as exc:
+        raise ExprError(f"invalid `{tspec.kind}` pattern: {exc}", offset, offset + len(spec)) from None
+
+
+def _plain_cond(key: str | None, value: str, offset: int, res: Resolver) -> Cond:
+    try:
+        regex = glob_to_regex(value, fold=res.fold)
+    except GlobError as exc:
+        raise ExprError(f"invalid glob: {exc}", offset + exc.offset, offset + exc.offset + 1) from None
+    return Cond(key, regex, False, not has_wildcard(value), value)

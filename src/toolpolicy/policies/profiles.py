@@ -1,0 +1,112 @@
+"""Built-in tool profiles (SPEC 3): the tools of known agents, their kinds, arguments and hints.
+
+Data only. A profile maps tool names to a declaration (`kind`, primary `arg`, argument
+`aliases`, `read_only`, known `args`); `tool_aliases` rename tools (`Task` -> `Agent`);
+`covers` makes a rule on one tool apply to others (Claude Code's `Edit(...)` covers every
+built-in writer); `deny_covers` does so for deny and ask rules only (a `Read` deny also blocks
+edits of the same path); `write_tool` is the tool whose path rules decide shell redirections.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    tools: dict[str, dict[str, Any]]
+    tool_aliases: dict[str, str] = field(default_factory=dict)
+    covers: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    deny_covers: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    write_tool: str | None = None
+
+
+def _shell(arg: str, *, aliases: dict[str, str] | None = None, args: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {"kind": "shell", "arg": arg, "aliases": aliases or {}, "args": [arg, *args]}
+
+
+def _path(arg: str, *, read_only: bool = False, args: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {"kind": "path", "arg": arg, "read_only": read_only, "args": [arg, *args]}
+
+
+def _url(arg: str = "url", *, args: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {"kind": "url", "arg": arg, "args": [arg, *args]}
+
+
+def _generic(arg: str | None = None, *, read_only: bool = False, args: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {"kind": "generic", "arg": arg, "read_only": read_only, "args": [a for a in (arg, *args) if a]}
+
+
+_DOCKER_AGENT_TOOLS: dict[str, dict[str, Any]] = {
+    "shell": _shell("cmd", aliases={"command": "cmd"}, args=("command", "cwd", "timeout")),
+    "run_background_job": _shell("cmd", aliases={"command": "cmd"}, args=("command", "cwd")),
+    "read_file": _path("path", read_only=True),
+    "read_multiple_files": _generic("paths", read_only=True),
+    "write_file": _path("path", args=("content",)),
+    "edit_file": _path("path", args=("edits",)),
+    "list_directory": _path("path", read_only=True),
+    "directory_tree": _path("path", read_only=True),
+    "search_files": _path("path", read_only=True, args=("pattern",)),
+    "search_files_content": _path("path", read_only=True, args=("query",)),
+    "fetch": _url("url"),
+}
+
+_CLAUDE_TOOLS: dict[str, dict[str, Any]] = {
+    "Bash": _shell("command", args=("timeout", "description", "run_in_background")),
+    "Read": _path("file_path", read_only=True, args=("offset", "limit")),
+    "Edit": _path("file_path", args=("old_string", "new_string", "replace_all")),
+    "MultiEdit": _path("file_path", args=("edits",)),
+    "Write": _path("file_path", args=("content",)),
+    "NotebookEdit": _path("notebook_path", args=("new_source", "cell_id", "edit_mode")),
+    "Glob": _path("path", read_only=True, args=("pattern",)),
+    "Grep": _path("path", read_only=True, args=("pattern", "glob", "output_mode")),
+    "LS": _path("path", read_only=True),
+    "WebFetch": _url("url", args=("prompt",)),
+    "WebSearch": _generic("query", args=("allowed_domains", "blocked_domains")),
+    "Agent": _generic("subagent_type", args=("description", "prompt", "model")),
+    "TodoWrite": _generic(None, read_only=True, args=("todos",)),
+    "BashOutput": _generic("bash_id", read_only=True),
+    "KillShell": _generic("shell_id"),
+    "Skill": _generic("skill"),
+}
+
+_GEMINI_TOOLS: dict[str, dict[str, Any]] = {
+    "run_shell_command": _shell("command", args=("description", "directory")),
+    "read_file": _path("absolute_path", read_only=True, args=("file_path", "offset", "limit")),
+    "read_many_files": _generic("paths", read_only=True),
+    "write_file": _path("file_path", args=("content",)),
+    "replace": _path("file_path", args=("old_string", "new_string")),
+    "list_directory": _path("path", read_only=True),
+    "glob": _path("path", read_only=True, args=("pattern",)),
+    "search_file_content": _path("path", read_only=True, args=("pattern",)),
+    "web_fetch": _generic("prompt"),
+    "google_web_search": _generic("query", read_only=True),
+    "save_memory": _generic("fact"),
+}
+
+_CODEX_TOOLS: dict[str, dict[str, Any]] = {
+    "shell": _shell("command", aliases={"cmd": "command"}, args=("workdir", "timeout")),
+    "exec": _shell("command", aliases={"cmd": "command"}, args=("workdir",)),
+    "apply_patch": _generic("input"),
+}
+
+PROFILES: dict[str, Profile] = {
+    "generic": Profile("generic", dict(_DOCKER_AGENT_TOOLS), write_tool="write_file"),
+    "docker-agent": Profile("docker-agent", dict(_DOCKER_AGENT_TOOLS), write_tool="write_file"),
+    "claude-code": Profile(
+        "claude-code",
+        _CLAUDE_TOOLS,
+        tool_aliases={"Task": "Agent"},
+        covers={"Edit": ("Write", "MultiEdit", "NotebookEdit")},
+        deny_covers={"Read": ("Edit", "Write", "MultiEdit", "NotebookEdit")},
+        write_tool="Edit",
+    ),
+    "gemini": Profile("gemini", _GEMINI_TOOLS, write_tool="write_file"),
+    "codex": Profile("codex", _CODEX_TOOLS),
+}
+
+
+def get_profile(name: str) -> Profile:
+    return PROFILES[name]

@@ -1,0 +1,145 @@
+"""The native policy schema (SPEC 1), one set of pydantic models for YAML and TOML alike.
+
+Every model forbids unknown keys, so a misspelt key is an error with a did-you-mean hint.
+Validation is structural only: expressions stay strings here and are parsed by the grammar
+layer, with positions taken from the located document.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+DecisionName = Literal["allow", "ask", "deny"]
+ModeName = Literal["default", "yolo", "non_interactive"]
+RuleMode = Literal["default", "yolo", "non_interactive", "auto_edit"]
+KindName = Literal["shell", "path", "url", "generic"]
+ProfileName = Literal["generic", "claude-code", "docker-agent", "gemini", "codex"]
+OnError = Literal["warn", "ignore", "block"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class GlobOptions(_Model):
+    case: Literal["sensitive", "insensitive"] = "sensitive"
+
+
+class ToolDecl(_Model):
+    kind: KindName = "generic"
+    arg: str | None = Field(default=None, description="the primary argument (e.g. cmd, path, url)")
+    aliases: dict[str, str] = Field(default_factory=dict, description="argument aliases: alias -> canonical")
+    read_only: bool = False
+    args: list[str] = Field(default_factory=list, description="known argument names (for lint)")
+
+
+class Permissions(_Model):
+    allow: list[str] = Field(default_factory=list)
+    ask: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+
+
+class Rule(_Model):
+    id: str | None = None
+    decision: DecisionName
+    match: str | list[str]
+    when: str | None = None
+    priority: int = 0
+    reason: str | None = None
+    modes: list[RuleMode] | None = None
+
+    @field_validator("match")
+    @classmethod
+    def _non_empty(cls, v: str | list[str]) -> str | list[str]:
+        if isinstance(v, list) and not v:
+            raise ValueError("`match` needs at least one expression")
+        return v
+
+
+class CommandHook(_Model):
+    type: Literal["command"]
+    command: str
+    name: str | None = None
+    timeout: float = Field(default=60, gt=0)
+    on_error: OnError = "warn"
+    env: dict[str, str] = Field(default_factory=dict)
+    working_dir: str | None = None
+
+
+class BuiltinHook(_Model):
+    type: Literal["builtin"]
+    builtin: str | None = None
+    command: str | None = Field(default=None, description="docker-agent spelling of the builtin name")
+    name: str | None = None
+    args: list[str] = Field(default_factory=list)
+    timeout: float = Field(default=60, gt=0)
+    on_error: OnError = "warn"
+    env: dict[str, str] = Field(default_factory=dict)
+    working_dir: str | None = None
+
+
+class ModelHook(_Model):
+    type: Literal["model"]
+    model: str
+    prompt: str
+    schema_: str | None = Field(default=None, alias="schema")
+    name: str | None = None
+    timeout: float = Field(default=60, gt=0)
+    on_error: OnError = "warn"
+    options: dict[str, Any] = Field(default_factory=dict)
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, populate_by_name=True)
+
+
+Hook = Annotated[CommandHook | BuiltinHook | ModelHook, Field(discriminator="type")]
+
+
+class HookGroup(_Model):
+    matcher: str | None = None
+    hooks: list[Hook] = Field(min_length=1)
+
+
+class TestCall(_Model):
+    tool: str
+    args: Any = None
+    context: dict[str, Any] = Field(default_factory=dict)
+
+
+class PolicyTest(_Model):
+    name: str
+    call: TestCall
+    expect: DecisionName
+    rule: str | None = None
+    reason_contains: str | None = None
+    mode: ModeName | None = None
+
+
+class PolicyDocument(_Model):
+    """A native policy file (SPEC 1)."""
+
+    version: Literal[1]
+    name: str | None = None
+    extends: list[str] = Field(default_factory=list)
+    profile: ProfileName = "generic"
+    default: DecisionName = "ask"
+    mode: ModeName = "default"
+    glob: GlobOptions = Field(default_factory=GlobOptions)
+    tools: dict[str, ToolDecl] = Field(default_factory=dict)
+    permissions: Permissions = Field(default_factory=Permissions)
+    rules: list[Rule] = Field(default_factory=list)
+    hooks: dict[str, list[HookGroup]] = Field(default_factory=dict)
+    tests: list[PolicyTest] = Field(default_factory=list)
+
+
+TOP_LEVEL_KEYS = tuple(PolicyDocument.model_fields)
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of the native format (for editors: `policy schema`)."""
+    schema = PolicyDocument.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://toolpolicy.dev/schema/policy-v1.json"
+    schema["title"] = "toolpolicy policy (version 1)"
+    return schema

@@ -1,0 +1,140 @@
+"""The compiled policy: the contract between the compiler (which builds it) and the runtime.
+
+Everything here is plain, immutable, picklable data. What cannot be pickled (RE2 programs, the
+per-tool decision plans, `when` closures) is rebuilt lazily after unpickling, from data kept
+here: regex strings and the `when` AST (rebuilding the closures needs neither Lark nor pydantic).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from .hooks.types import HookGroup
+
+PRIMARY = None  # Cond.key for "the primary argument of whatever tool the rule is applied to"
+DECISION_WEIGHT = {"allow": 1, "ask": 2, "deny": 3}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool as the policy knows it: kind, primary argument, argument aliases, read-only hint."""
+
+    name: str
+    kind: str = "generic"
+    arg: str | None = None
+    aliases: tuple[tuple[str, str], ...] = ()
+    read_only: bool = False
+    args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Cond:
+    """One condition of a rule: the argument `key` (PRIMARY = the tool's primary argument)
+    must full-match `regex`. `kind_view` says whether the value is seen through the tool's kind
+    (shell units, normalised paths, URL hosts) or as its plain text. `exact` marks patterns with
+    no wildcard (only those may allow exec-capable shell commands)."""
+
+    key: str | None
+    regex: str
+    kind_view: bool
+    exact: bool
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledRule:
+    """A rule ready to evaluate; `index` is its position in file order (reports use the first)."""
+
+    index: int
+    id: str
+    decision: str
+    priority: int
+    tools: tuple[str, ...]  # exact tool names (already case-folded when the policy is insensitive)
+    tool_globs: tuple[str, ...]  # RE2 regexes over tool names
+    tool_glob_texts: tuple[str, ...]  # the same globs as written (for the reference matcher)
+    conds: tuple[Cond, ...]
+    when: Any = None  # the `when` AST (toolpolicy.grammar.when_ast node) or None
+    when_text: str | None = None
+    modes: tuple[str, ...] | None = None
+    reason: str | None = None
+    location: str | None = None
+    expression: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyTestCase:
+    name: str
+    tool: str
+    args: Any
+    expect: str
+    context: tuple[tuple[str, Any], ...] = ()
+    rule: str | None = None
+    reason_contains: str | None = None
+    mode: str | None = None
+    location: str | None = None
+
+
+@dataclass(eq=False)
+class CompiledPolicy:
+    """An immutable compiled policy. Build it with `toolpolicy.compiler.compile_policy`."""
+
+    name: str | None
+    digest: str
+    default: str
+    mode: str
+    fold: bool
+    profile: str
+    tools: dict[str, ToolSpec]
+    tool_aliases: dict[str, str]
+    rules: tuple[CompiledRule, ...]
+    hooks: dict[str, tuple[HookGroup, ...]]
+    write_tool: str | None
+    base_dir: str
+    tests: tuple[PolicyTestCase, ...] = ()
+    warnings: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    _lazy: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def tool_spec(self, name: str) -> ToolSpec:
+        spec = self.tools.get(name)
+        return spec if spec is not None else ToolSpec(name)
+
+    def canonical_tool(self, name: str) -> str:
+        name = self.tool_aliases.get(name, name)
+        return name.casefold() if self.fold else name
+
+    def lazy(self, key: str, build: Any) -> Any:
+        """A derived structure built once (thread-safe) and never pickled."""
+        value = self._lazy.get(key)
+        if value is None:
+            with self._lock:
+                value = self._lazy.get(key)
+                if value is None:
+                    value = build()
+                    self._lazy[key] = value
+        return value
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_lazy"] = {}
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in ("_lazy", "_lock") or name not in self.__dict__:
+            object.__setattr__(self, name, value)
+        else:
+            raise AttributeError(f"CompiledPolicy is immutable: cannot set `{name}`")
+
+    def rule_by_id(self, rule_id: str) -> CompiledRule | None:
+        for rule in self.rules:
+            if rule.id == rule_id:
+                return rule
+        return None

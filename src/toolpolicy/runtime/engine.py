@@ -1,0 +1,356 @@
+"""The Engine: walks a tool call through guards, rules, pre_tool_use hooks, hints and the default.
+
+The flow (SPEC 4.2) is written once, as a generator that *yields* the hook dispatches it needs
+and receives their merged results; `decide()` drives it synchronously and `adecide()` with
+`await`, so the two can never disagree. Precedence, in one place:
+
+1. `tool_guard` hooks: a deny (or any failure) ends the flow with deny; an ask is a floor.
+2. Rules: deny or ask decides; allow decides allow and skips step 3.
+3. `pre_tool_use` hooks (still undecided calls only): the most restrictive verdict; any failure
+   denies; a rewritten input is re-checked by the rules, which may tighten, never loosen.
+4. The read-only hint allows. 5. The policy default.
+Then the guard's floor, then the mode: `yolo` turns a final ask into allow (not a guard's ask),
+`non_interactive` turns it into deny. Every error on the way fails closed.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Generator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule
+from .decision import Decision
+from .evaluate import indexed_rules
+from .hooks.types import HookResult
+from .reference import reference_rules
+from .rules import PreparedCall, RuleVerdict, combine, prepare, when_env
+
+MODES = ("default", "yolo", "non_interactive", "auto_edit")
+DECISIONS = ("allow", "ask", "deny")
+
+
+@dataclass(frozen=True, slots=True)
+class HookRequest:
+    event: str
+    payload: dict[str, Any]
+    tool: str | None
+
+
+Flow = Generator[HookRequest, HookResult, Decision]
+
+
+class Engine:
+    """Decides tool calls against a compiled policy.
+
+    Args:
+        policy: a `CompiledPolicy` (from `load_policy`).
+        mode: `default`, `yolo` or `non_interactive`; None keeps the policy's mode.
+        hooks: run hooks for real (False skips every hook: rules, hints and default only).
+        reference: use the linear reference interpreter instead of the index (for tests).
+        log: a path or text stream for the JSONL decision log (opt-in).
+        session_id: put in hook payloads and the log.
+    """
+
+    def __init__(self, policy: CompiledPolicy, mode: str | None = None, *, hooks: bool = True,
+                 reference: bool = False, log: Any = None, session_id: str | None = None) -> None:
+        if mode is not None and mode not in MODES:
+            raise ValueError(f"unknown mode `{mode}`; expected one of {', '.join(MODES)}")
+        self.policy = policy
+        self.mode = mode or policy.mode
+        self.hooks_enabled = hooks
+        self.reference = reference
+        self.session_id = session_id or str(uuid.uuid4())
+        self._runner: Any = None
+        self._log = _open_log(log)
+        self._tracker: Any = None
+
+    # -- public API ---------------------------------------------------------------------------
+    def decide(self, tool: str, args: Any = None, *, context: Mapping[str, Any] | None = None,
+               read_only: bool | None = None) -> Decision:
+        """Decide one call; never raises for a bad call (it decides, failing closed)."""
+        start = time.perf_counter()
+        flow = self._flow(tool, args, context, read_only)
+        try:
+            request = next(flow)
+            while True:
+                request = flow.send(self._run_hooks_sync(request))
+        except StopIteration as stop:
+            decision = stop.value
+        except Exception as exc:  # fail closed on anything unexpected
+            decision = _internal_error(exc)
+        self._record(tool, args, decision, start)
+        return decision
+
+    async def adecide(self, tool: str, args: Any = None, *, context: Mapping[str, Any] | None = None,
+                      read_only: bool | None = None) -> Decision:
+        """The asyncio variant of `decide`; hooks run without blocking the event loop."""
+        start = time.perf_counter()
+        flow = self._flow(tool, args, context, read_only)
+        try:
+            request = next(flow)
+            while True:
+                request = flow.send(await self._run_hooks(request))
+        except StopIteration as stop:
+            decision = stop.value
+        except Exception as exc:
+            decision = _internal_error(exc)
+        self._record(tool, args, decision, start)
+        return decision
+
+    def dispatch(self, event: str, payload: Mapping[str, Any] | None = None) -> HookResult:
+        """Run the hooks of any lifecycle event and return their merged result."""
+        return self._run_hooks_sync(self._event_request(event, payload))
+
+    async def adispatch(self, event: str, payload: Mapping[str, Any] | None = None) -> HookResult:
+        return await self._run_hooks(self._event_request(event, payload))
+
+    def rules_only(self, tool: str, args: Any = None, *, context: Mapping[str, Any] | None = None,
+                   mode: str | None = None) -> RuleVerdict:
+        """What the rules alone say (no hooks, hints or default); used by tests and `--explain`."""
+        call = prepare(self.policy, tool, args, context, mode or self.mode)
+        return self._rules(call)
+
+    # -- the flow -----------------------------------------------------------------------------
+    def _flow(self, tool: Any, args: Any, context: Mapping[str, Any] | None, read_only: bool | None) -> Flow:
+        policy = self.policy
+        call = prepare(policy, tool, args, context, self.mode)
+        trace: list[str] = []
+        diagnostics: list[str] = []
+        hook_records: list[dict[str, Any]] = []
+        floor: Decision | None = None
+
+        guard = yield from self._hooks("tool_guard", call, hook_records)
+        if guard is not None:
+            diagnostics.extend(guard.errors)
+            if guard.decision == "deny" or guard.blocked:
+                return self._finish(Decision("deny", guard.reason or "blocked by tool_guard hook",
+                                             "guard_hook", hooks=tuple(hook_records)), diagnostics, trace)
+            if guard.decision == "ask":
+                floor = Decision("ask", guard.reason or "tool_guard hook asks", "guard_hook")
+
+        verdict = self._rules(call)
+        diagnostics.extend(verdict.diagnostics)
+        trace.extend(_trace(verdict))
+        decided = self._rule_decision(verdict) if verdict.decision else None
+        updated_input = None
+
+        if decided is None:
+            pre = yield from self._hooks("pre_tool_use", call, hook_records)
+            if pre is not None:
+                diagnostics.extend(pre.errors)
+                decided, updated_input = yield from self._after_pre_tool_use(pre, call, context, trace)
+
+        if decided is None and (read_only or policy.tool_spec(call.tool).read_only):
+            decided = Decision("allow", f"`{call.raw_tool}` is read-only", "read_only_hint")
+        if decided is None:
+            decided = Decision(policy.default, f"no rule decided; the policy default is {policy.default}",
+                               "default")
+        if floor is not None and DECISION_WEIGHT[decided.decision] < DECISION_WEIGHT["ask"]:
+            decided = floor
+        decided = self._apply_mode(decided, from_guard=decided is floor)
+        return self._finish(
+            Decision(decided.decision, decided.reason, decided.source, decided.rule, decided.location,
+                     updated_input, hooks=tuple(hook_records)),
+            diagnostics, trace,
+        )
+
+    def _after_pre_tool_use(self, pre: HookResult, call: PreparedCall, context: Any,
+                            trace: list[str]) -> Generator[HookRequest, HookResult,
+                                                           tuple[Decision | None, dict[str, Any] | None]]:
+        yield from ()
+        updated = pre.updated_input if isinstance(pre.updated_input, dict) else None
+        decided: Decision | None = None
+        if pre.decision == "deny" or pre.blocked:
+            decided = Decision("deny", pre.reason or "blocked by pre_tool_use hook", "pre_tool_use_hook")
+        elif pre.decision in ("ask", "allow"):
+            decided = Decision(pre.decision, pre.reason or f"pre_tool_use hook says {pre.decision}",
+                               "pre_tool_use_hook")
+        if updated is not None and (decided is None or decided.decision != "deny"):
+            recheck = self._rules(prepare(self.policy, call.raw_tool, updated, context, self.mode))
+            trace.append("rules re-checked on the rewritten input")
+            trace.extend(_trace(recheck))
+            if recheck.decision in ("deny", "ask") and (
+                decided is None or DECISION_WEIGHT[recheck.decision] > DECISION_WEIGHT[decided.decision]
+            ):
+                decided = self._rule_decision(recheck)
+        return decided, updated
+
+    def _hooks(self, event: str, call: PreparedCall, records: list[dict[str, Any]]
+               ) -> Generator[HookRequest, HookResult, HookResult | None]:
+        if not self.hooks_enabled or not self.policy.hooks.get(event):
+            return None
+        payload = {
+            "session_id": self.session_id,
+            "cwd": call.ctx.cwd,
+            "hook_event_name": event,
+            "tool_name": call.raw_tool,
+            "tool_use_id": str(call.context.get("tool_use_id") or f"toolu_{uuid.uuid4().hex[:16]}"),
+            "tool_input": call.args if call.args is not None else {},
+        }
+        result = yield HookRequest(event, payload, call.raw_tool)
+        records.extend(v.to_json() for v in result.verdicts)
+        return result
+
+    # -- rules ----------------------------------------------------------------------------------
+    def _rules(self, call: PreparedCall) -> RuleVerdict:
+        evaluate = reference_rules if self.reference else indexed_rules
+        verdict = evaluate(self.policy, call, self._when_eval(call))
+        return _check_writes(self, call, verdict)
+
+    def _when_eval(self, call: PreparedCall):  # type: ignore[no-untyped-def]
+        fns = self.policy.lazy("when", lambda: _build_when(self.policy))
+        env = when_env(call)
+
+        def run(rule: CompiledRule) -> tuple[bool | None, str | None]:
+            from .cel import evaluate_when
+
+            return evaluate_when(fns[rule.index], env)
+
+        return run
+
+    def _rule_decision(self, verdict: RuleVerdict) -> Decision:
+        rule = verdict.rule
+        assert verdict.decision is not None  # INVARIANT: only decided verdicts come here
+        if rule is None:  # a unit decided by its side effects (a redirection's write), not a rule
+            reason = "; ".join(verdict.diagnostics) or f"{verdict.decision} by the rules"
+            return Decision(verdict.decision, reason, "rule")
+        reason = rule.reason or _rule_reason(verdict.decision, rule)
+        return Decision(verdict.decision, reason, "rule", rule.id, rule.location)
+
+    def _apply_mode(self, decided: Decision, *, from_guard: bool) -> Decision:
+        if decided.decision != "ask":
+            return decided
+        if self.mode == "yolo" and not from_guard:
+            return Decision("allow", f"yolo mode allows what would ask ({decided.reason})", "mode",
+                            decided.rule, decided.location)
+        if self.mode == "non_interactive":
+            return Decision("deny", f"non-interactive mode denies what would ask ({decided.reason})",
+                            "mode", decided.rule, decided.location)
+        return decided
+
+    def _finish(self, decision: Decision, diagnostics: list[str], trace: list[str]) -> Decision:
+        return Decision(decision.decision, decision.reason, decision.source, decision.rule,
+                        decision.location, decision.updated_input, tuple(dict.fromkeys(diagnostics)),
+                        decision.hooks, tuple(trace))
+
+    # -- hooks plumbing -------------------------------------------------------------------------
+    def _event_request(self, event: str, payload: Mapping[str, Any] | None) -> HookRequest:
+        body = dict(payload or {})
+        body.setdefault("session_id", self.session_id)
+        body.setdefault("hook_event_name", event)
+        tool = body.get("tool_name") if isinstance(body.get("tool_name"), str) else None
+        return HookRequest(event, body, tool)
+
+    def _get_runner(self) -> Any:
+        if self._runner is None:
+            from .hooks.dispatch import HookRunner
+
+            self._runner = HookRunner()
+        return self._runner
+
+    async def _run_hooks(self, request: HookRequest) -> HookResult:
+        groups = self.policy.hooks.get(request.event, ()) if self.hooks_enabled else ()
+        if not groups:
+            return HookResult(request.event)
+        return await self._get_runner().run(request.event, groups, request.payload, tool_name=request.tool)
+
+    def _run_hooks_sync(self, request: HookRequest) -> HookResult:
+        groups = self.policy.hooks.get(request.event, ()) if self.hooks_enabled else ()
+        if not groups:
+            return HookResult(request.event)
+        return self._get_runner().run_sync(request.event, groups, request.payload, tool_name=request.tool)
+
+    # -- decision log -----------------------------------------------------------------------------
+    @property
+    def denials(self) -> Any:
+        """The denial tracker: denials counted per (session, tool)."""
+        if self._tracker is None:
+            from .log import DenialTracker
+
+            self._tracker = DenialTracker()
+        return self._tracker
+
+    def _record(self, tool: Any, args: Any, decision: Decision, start: float) -> None:
+        latency_ms = (time.perf_counter() - start) * 1000
+        try:
+            self.denials.record(self.session_id, str(tool), decision.decision)
+            if self._log is not None:
+                from .log import make_entry
+
+                self._log.record(make_entry(policy_digest=self.policy.digest, tool=str(tool), args=args,
+                                            decision=decision.to_json(), latency_ms=latency_ms,
+                                            hooks=list(decision.hooks), session_id=self.session_id))
+        except Exception:  # noqa: S110 - logging must never change or break a decision
+            pass
+
+
+def _open_log(target: Any) -> Any:
+    if target is None:
+        return None
+    from .log import DecisionLog
+
+    return DecisionLog(target)
+
+
+def _build_when(policy: CompiledPolicy) -> dict[int, Any]:
+    from ..compiler.when import compile_when
+
+    return {r.index: compile_when(r.when) for r in policy.rules if r.when is not None}
+
+
+def _rule_reason(decision: str, rule: CompiledRule) -> str:
+    verb = {"allow": "allowed", "ask": "needs approval", "deny": "denied"}[decision]
+    return f"{verb} by rule `{rule.id}` (`{rule.expression}`)"
+
+
+def _trace(verdict: RuleVerdict) -> list[str]:
+    lines = [f"matched `{r.id}` ({r.decision}, priority {r.priority}) at {r.location}: `{r.expression}`"
+             for r in verdict.matched]
+    if len(verdict.units) > 1:
+        for i, (d, r) in enumerate(verdict.units):
+            lines.append(f"unit {i}: {d or 'undecided'}" + (f" by `{r.id}`" if r else ""))
+    lines.append(f"rules: {verdict.decision or 'undecided'}" + (f" by `{verdict.rule.id}`" if verdict.rule else ""))
+    return lines
+
+
+def _internal_error(exc: BaseException) -> Decision:
+    return Decision("deny", f"internal error while deciding: {type(exc).__name__}: {exc}", "default",
+                    diagnostics=(f"internal error: {exc!r}",))
+
+
+def _check_writes(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> RuleVerdict:
+    """A shell unit that writes a file (output redirection) is allowed only if the write is."""
+    view = call.primary
+    if view is None or call.kind != "shell" or not any(u.writes for u in view.units):
+        return verdict
+    if not verdict.units or len(verdict.units) != len(view.units):
+        return verdict
+    results = list(verdict.units)
+    for i, unit in enumerate(view.units):
+        if results[i][0] != "allow" or not unit.writes:
+            continue
+        for target in unit.writes[:16]:
+            sub = _write_decision(engine, call, target)
+            if sub.decision != "allow":
+                verdict.diagnostics.append(f"`{target}` is written by a redirection: {sub.decision or 'not allowed'}")
+                results[i] = (sub.decision if sub.decision == "deny" else "ask", sub.rule or results[i][1])
+                if sub.decision == "deny":
+                    break
+    out = RuleVerdict(None, matched=verdict.matched, diagnostics=verdict.diagnostics)
+    return combine(results, out)
+
+
+def _write_decision(engine: Engine, call: PreparedCall, target: str) -> RuleVerdict:
+    policy = engine.policy
+    tool = policy.write_tool
+    if tool is None:
+        return RuleVerdict(None)
+    spec = policy.tool_spec(policy.canonical_tool(tool))
+    if spec.arg is None:
+        return RuleVerdict(None)
+    sub = prepare(policy, tool, {spec.arg: target}, call.context | {"cwd": call.ctx.cwd}, call.mode)
+    evaluate = reference_rules if engine.reference else indexed_rules
+    return evaluate(policy, sub, engine._when_eval(sub))

@@ -1,0 +1,78 @@
+"""Tool kinds: how a tool's primary argument is matched (shell, path, url, generic).
+
+A kind has two halves that agree with each other:
+
+* at compile time, `compile_spec(spec, ...)` turns a call-form specifier (`Bash(npm run *)`,
+  `Read(./src/**)`, `WebFetch(domain:x.com)`) into a `CompiledPattern`: an RE2 regex matched
+  with full-match semantics against the texts of a view;
+* at decide time, `view(value, ctx)` turns the call's argument value into an `ArgView`.
+
+Colon-form plain globs (`shell:cmd=git *`) compile with `glob.glob_to_regex` for every kind; they
+meet the same views, so a plain glob on a shell argument is applied per simple command too.
+
+Views may contain *tagged* texts: a text that starts with a tag character (see `TAG_*`) is only
+reachable by patterns that start with the same tag. Plain globs never produce a tag (a tag
+character in a glob is escaped), so a path kind can offer a cwd-relative text, or the URL kind a
+bare host name, to its own call-form patterns only.
+
+Nothing here imports Lark or pydantic: views are built on the decide() hot path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Tag characters (never valid in a policy glob, which escapes control characters).
+TAG_CWD = "\x01"  # path relative to the call's cwd
+TAG_HOST = "\x02"  # a URL's normalised host name
+TAG_EXACT = "\x03"  # reserved
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledPattern:
+    """A compiled value pattern: `regex` full-matches view texts (RE2 syntax)."""
+
+    regex: str
+    exact: bool  # the pattern has no wildcard: it names one command / path exactly
+    source: str  # the pattern as written, for messages
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One independently decided part of a value (a simple shell command; or the whole value).
+
+    `allow_texts`: an allow pattern matches the unit if it full-matches any of them; an empty
+    tuple means no allow pattern can ever match (unparseable command, unsafe env assignment).
+    `deny_texts`: a deny or ask pattern fires if it full-matches any of them.
+    `exec_capable`: only an `exact` pattern may allow it (find -exec, xargs, env CMD, bash -c...).
+    `writes`: files the unit writes (shell output redirections other than /dev/null).
+    """
+
+    allow_texts: tuple[str, ...]
+    deny_texts: tuple[str, ...]
+    exec_capable: bool = False
+    writes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ArgView:
+    """How the rules see one argument value: units decided separately, plus deny-only texts."""
+
+    units: tuple[Unit, ...]
+    whole: tuple[str, ...] = ()  # deny/ask-only texts for the value as a whole
+    diagnostics: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CallContext:
+    """Where a call happens: paths in it resolve against `cwd`, `~` against `home`."""
+
+    cwd: str
+    home: str
+    policy_dir: str
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def simple_view(text: str) -> ArgView:
+    """The generic view: the text itself, for allow and deny alike."""
+    return ArgView(units=(Unit(allow_texts=(text,), deny_texts=(text,)),))

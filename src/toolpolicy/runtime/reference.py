@@ -1,0 +1,64 @@
+"""The reference interpreter: a linear scan of every rule, kept small and obviously correct.
+
+It shares the semantics of `rules.py` with the indexed evaluator but none of its machinery: tool
+globs are matched with the two-pointer `glob_match`, conditions with Python's `re` one pattern at
+a time. The corpus and the fuzzers run every case through both and require the same answer;
+`--explain` uses it to say which rules matched and why.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .compiled import CompiledPolicy, CompiledRule
+from .kinds.glob import glob_match
+from .rules import (
+    PreparedCall,
+    RuleVerdict,
+    WhenEval,
+    combine,
+    cond_texts,
+    filter_when,
+    is_primary,
+    mode_applies,
+    pick,
+)
+
+
+def tool_matches(policy: CompiledPolicy, rule: CompiledRule, tool: str) -> bool:
+    if tool in rule.tools:
+        return True
+    return any(glob_match(g, tool, fold=policy.fold) for g in rule.tool_glob_texts)
+
+
+def rule_holds(call: PreparedCall, rule: CompiledRule, unit: int, *, whole: bool = False) -> bool:
+    restrictive = rule.decision != "allow"
+    for cond in rule.conds:
+        texts = cond_texts(call, cond, unit, restrictive, whole=whole)
+        if not texts or not any(re.fullmatch(cond.regex, t) for t in texts):
+            return False
+    return True
+
+
+def reference_rules(policy: CompiledPolicy, call: PreparedCall, when_eval: WhenEval) -> RuleVerdict:
+    verdict = RuleVerdict(None)
+    per_unit: list[list[CompiledRule]] = [[] for _ in range(call.unit_count)]
+    whole: list[CompiledRule] = []
+    for rule in policy.rules:
+        if not mode_applies(rule, call.mode) or not tool_matches(policy, rule, call.tool):
+            continue
+        for u in range(call.unit_count):
+            if rule_holds(call, rule, u):
+                per_unit[u].append(rule)
+        touches_primary = any(is_primary(call, c) for c in rule.conds)
+        if rule.decision != "allow" and touches_primary and call.primary is not None and rule_holds(
+            call, rule, 0, whole=True
+        ):
+            whole.append(rule)
+    cache: dict[int, tuple[bool | None, str | None]] = {}
+    results = []
+    for matches in per_unit:
+        merged = sorted({r.index: r for r in matches + whole}.values(), key=lambda r: r.index)
+        verdict.matched.extend(r for r in merged if r not in verdict.matched)
+        results.append(pick(filter_when(merged, when_eval, verdict, cache)))
+    return combine(results, verdict)

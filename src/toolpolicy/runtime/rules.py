@@ -1,0 +1,198 @@
+"""Deciding a call by rules (SPEC 4.1 and 3): the semantics both evaluators share.
+
+A call is prepared once: canonical tool name, argument aliases applied, the primary argument
+seen through its kind as *units* (one per simple shell command; one otherwise). Each unit is
+decided on its own: among the rules that match it (plus the deny/ask rules that match the value
+as a whole), only the highest priority counts, and among those deny > ask > allow. The units
+then combine: any deny denies, else any ask asks, else the call is allowed only if every unit
+is allowed; otherwise no rule decides. `when` errors never allow: an allow rule whose `when`
+fails does not match, a deny/ask rule whose `when` fails counts as ask.
+
+How the matching rules are *found* is the evaluator's business: `evaluate.py` uses the index,
+`reference.py` scans every rule. Both feed `combine()`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule, Cond
+from .kinds import ArgView, CallContext, Unit
+from .views import kind_view, plain_view
+
+MAX_WRITE_CHECKS = 16
+
+
+@dataclass
+class PreparedCall:
+    tool: str  # canonical name (aliases applied, case-folded if the policy is insensitive)
+    raw_tool: str
+    args: dict[str, Any] | None
+    spec_arg: str | None
+    kind: str
+    ctx: CallContext
+    context: dict[str, Any]
+    primary: ArgView | None
+    mode: str
+    _plain: dict[str, ArgView | None] = field(default_factory=dict)
+
+    @property
+    def unit_count(self) -> int:
+        return len(self.primary.units) if self.primary is not None else 1
+
+    def unit(self, i: int) -> Unit | None:
+        return self.primary.units[i] if self.primary is not None else None
+
+    def plain(self, key: str) -> ArgView | None:
+        if key not in self._plain:
+            value = self.args.get(key) if self.args is not None else None
+            self._plain[key] = plain_view(value) if value is not None else None
+        return self._plain[key]
+
+
+@dataclass
+class RuleVerdict:
+    """What the rules say about a call; `decision` None means no rule decided."""
+
+    decision: str | None
+    rule: CompiledRule | None = None
+    matched: list[CompiledRule] = field(default_factory=list)
+    diagnostics: list[str] = field(default_factory=list)
+    units: list[tuple[str | None, CompiledRule | None]] = field(default_factory=list)
+
+
+def make_context(policy: CompiledPolicy, context: Mapping[str, Any] | None) -> CallContext:
+    context = dict(context or {})
+    cwd = context.get("cwd")
+    cwd = cwd if isinstance(cwd, str) and cwd else os.getcwd()
+    home = context.get("home") if isinstance(context.get("home"), str) else os.path.expanduser("~")
+    return CallContext(cwd=cwd, home=home, policy_dir=policy.base_dir, extra=context)
+
+
+def prepare(policy: CompiledPolicy, tool: Any, args: Any, context: Mapping[str, Any] | None,
+            mode: str) -> PreparedCall:
+    raw = tool if isinstance(tool, str) else str(tool)
+    canonical = policy.canonical_tool(raw)
+    spec = policy.tools.get(canonical) or policy.tool_spec(policy.tool_aliases.get(raw, raw))
+    norm = _normalise_args(args, spec.aliases)
+    ctx = make_context(policy, context)
+    primary = None
+    if norm is not None and spec.arg is not None and norm.get(spec.arg) is not None:
+        primary = kind_view(spec.kind, norm[spec.arg], ctx)
+        if primary is not None and not primary.units:
+            primary = ArgView(units=(Unit((), primary.whole),), whole=primary.whole)
+    return PreparedCall(canonical, raw, norm, spec.arg, spec.kind, ctx, dict(ctx.extra), primary, mode)
+
+
+def _normalise_args(args: Any, aliases: Iterable[tuple[str, str]]) -> dict[str, Any] | None:
+    """Arguments that are not a JSON object match no condition (SPEC 2.3)."""
+    if not isinstance(args, dict):
+        return None
+    out = {str(k): v for k, v in args.items()}
+    for alias, canonical in aliases:
+        if alias in out and canonical not in out:
+            out[canonical] = out[alias]
+        elif canonical in out and alias not in out:
+            out[alias] = out[canonical]
+    return out
+
+
+def cond_texts(call: PreparedCall, cond: Cond, unit: int, restrictive: bool, *, whole: bool = False
+               ) -> tuple[str, ...] | None:
+    """The texts a condition is matched against for one unit (None: the condition cannot hold)."""
+    key = cond.key if cond.key is not None else call.spec_arg
+    if key is None:  # a call-form pattern on a tool with no primary argument
+        return _any_arg_texts(call) if restrictive else None
+    if key == call.spec_arg:
+        view = call.primary
+        if view is None:
+            return None
+        if whole:
+            return view.whole
+        u = view.units[unit]
+        if not restrictive and u.exec_capable and not cond.exact:
+            return None
+        return u.deny_texts if restrictive else u.allow_texts
+    view = call.plain(key)
+    if view is None:
+        return None
+    u = view.units[0]
+    return u.deny_texts if restrictive else u.allow_texts
+
+
+def _any_arg_texts(call: PreparedCall) -> tuple[str, ...]:
+    if call.args is None:
+        return ()
+    texts: list[str] = []
+    for key in call.args:
+        view = call.plain(key)
+        if view is not None:
+            texts.extend(view.units[0].deny_texts)
+    return tuple(texts)
+
+
+def is_primary(call: PreparedCall, cond: Cond) -> bool:
+    return cond.key is None or cond.key == call.spec_arg
+
+
+def mode_applies(rule: CompiledRule, mode: str) -> bool:
+    return rule.modes is None or mode in rule.modes
+
+
+WhenEval = Callable[[CompiledRule], tuple[bool | None, str | None]]
+
+
+def filter_when(rules: Iterable[CompiledRule], when_eval: WhenEval, verdict: RuleVerdict,
+                cache: dict[int, tuple[bool | None, str | None]]) -> list[tuple[CompiledRule, str]]:
+    """Apply `when` to matched rules; returns (rule, effective decision) pairs."""
+    out: list[tuple[CompiledRule, str]] = []
+    for rule in rules:
+        if rule.when is None:
+            out.append((rule, rule.decision))
+            continue
+        if rule.index not in cache:
+            cache[rule.index] = when_eval(rule)
+            ok, err = cache[rule.index]
+            if err is not None:
+                verdict.diagnostics.append(f"rule `{rule.id}`: `when` could not be evaluated: {err}")
+        ok, err = cache[rule.index]
+        if err is not None:
+            if rule.decision != "allow":
+                out.append((rule, "ask"))
+        elif ok:
+            out.append((rule, rule.decision))
+    return out
+
+
+def pick(matches: list[tuple[CompiledRule, str]]) -> tuple[str | None, CompiledRule | None]:
+    """Highest priority counts; among it the most restrictive; the first such rule in file order."""
+    if not matches:
+        return None, None
+    top = max(r.priority for r, _ in matches)
+    best = max(DECISION_WEIGHT[d] for r, d in matches if r.priority == top)
+    chosen = min((r for r, d in matches if r.priority == top and DECISION_WEIGHT[d] == best),
+                 key=lambda r: r.index)
+    return next(d for r, d in matches if r is chosen and DECISION_WEIGHT[d] == best), chosen
+
+
+def combine(unit_results: list[tuple[str | None, CompiledRule | None]], verdict: RuleVerdict) -> RuleVerdict:
+    """Combine per-unit decisions: any deny, else any ask, else allow only if every unit allows."""
+    verdict.units = unit_results
+    for wanted in ("deny", "ask"):
+        if any(d == wanted for d, _ in unit_results):
+            hits = [r for d, r in unit_results if d == wanted and r is not None]
+            verdict.decision = wanted
+            verdict.rule = min(hits, key=lambda r: r.index) if hits else None
+            return verdict
+    if unit_results and all(d == "allow" for d, _ in unit_results):
+        verdict.decision = "allow"
+        verdict.rule = min((r for _, r in unit_results if r is not None), key=lambda r: r.index)
+    return verdict
+
+
+def when_env(call: PreparedCall) -> dict[str, Any]:
+    return {"tool": call.raw_tool, "args": call.args if call.args is not None else {},
+            "context": call.context}

@@ -1,0 +1,17 @@
+"""Shared fixtures and helpers for the test suite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = ROOT / "tests" / "cases"
+
+
+@pytest.fixture
+def empty_cwd(tmp_path: Path) -> Path:
+    d = tmp_path / "cwd"
+    d.mkdir()
+    return d
