@@ -15,3 +15,8 @@ def empty_cwd(tmp_path: Path) -> Path:
     d = tmp_path / "cwd"
     d.mkdir()
     return d
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="rewrite golden CLI transcripts from the current output")

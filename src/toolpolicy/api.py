@@ -10,9 +10,9 @@ import os
 from typing import Any
 
 from .compiler import compile_policy
-from .errors import PolicyError
+from .errors import PolicyError, PolicyErrors
 from .policies.loader import LoadedPolicy, load_native, read_source, syntax_of, validate
-from .policies.located import LocatedDoc
+from .policies.located import LocatedDoc, load_text
 from .runtime.compiled import CompiledPolicy
 from .source import Source
 
@@ -44,9 +44,26 @@ def load_document(path: str | os.PathLike[str] | None = None, *, text: str | Non
                           help="one of: " + ", ".join(FORMATS))
     if base_dir is None and path is None:
         base_dir = os.getcwd()
-    if fmt == NATIVE:
-        return load_native(source, base_dir=base_dir)
-    return _load_foreign(source, fmt, base_dir)
+    try:
+        if fmt == NATIVE:
+            return load_native(source, base_dir=base_dir)
+        return _load_foreign(source, fmt, base_dir)
+    except PolicyErrors as exc:
+        raise _with_expression_errors(exc) from None
+
+
+def _with_expression_errors(exc: PolicyErrors) -> PolicyErrors:
+    """Schema errors stop validation; still report the expressions' own syntax errors with them."""
+    from .compiler.syntax import expression_errors
+
+    docs = {id(e.location.source): e.location.source for e in exc.errors if e.location is not None}
+    extra: list[PolicyError] = []
+    for source in docs.values():
+        try:
+            extra.extend(expression_errors(load_text(source, syntax_of(source.name))))
+        except PolicyError:
+            continue
+    return PolicyErrors([*exc.errors, *extra]) if extra else exc
 
 
 def _source(path: Any, text: str | None, name: str | None) -> Source:

@@ -179,16 +179,16 @@ def _compile_when(work: Work, sr: SourceRule) -> tuple[Any, Any]:
     path = (*sr.path, "when")
     try:
         node = parse_when(sr.when or "")
-        return node, _when_fn(node)
+        return node, _when_fn(node, work.settings["glob"].case == "insensitive")
     except ExprError as exc:
         work.errors.add(error_at(sr.doc, path, exc))
         return None, None
 
 
-def _when_fn(node: Any) -> Any:
+def _when_fn(node: Any, fold: bool) -> Any:
     from .when import compile_when
 
-    return compile_when(node)
+    return compile_when(node, glob_fold=fold)
 
 
 # -- stage: hooks -----------------------------------------------------------------------------------

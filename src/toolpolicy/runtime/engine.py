@@ -298,7 +298,7 @@ def _open_log(target: Any) -> Any:
 def _build_when(policy: CompiledPolicy) -> dict[int, Any]:
     from ..compiler.when import compile_when
 
-    return {r.index: compile_when(r.when) for r in policy.rules if r.when is not None}
+    return {r.index: compile_when(r.when, glob_fold=policy.fold) for r in policy.rules if r.when is not None}
 
 
 def _rule_reason(decision: str, rule: CompiledRule) -> str:

@@ -1,0 +1,5 @@
+"""`python -m toolpolicy` runs the `policy` command."""
+
+from .cli import main
+
+main()
