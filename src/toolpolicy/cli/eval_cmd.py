@@ -18,7 +18,7 @@ def run_eval(policy: Any, calls: Any, *, mode: str | None, hooks: bool, explain:
     """Decide each call and write one JSON decision per line; returns the decisions."""
     from ..runtime.engine import Engine
 
-    engine = Engine(policy, mode=mode, hooks=hooks, reference=explain)
+    engine = Engine(policy, mode=mode, hooks=hooks, reference=explain, explain=explain)
     decisions = []
     for lineno, call in calls:
         if isinstance(call, str):  # a line that is not a valid call

@@ -15,6 +15,7 @@ Then the guard's floor, then the mode: `yolo` turns a final ask into allow (not 
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from collections.abc import Generator, Mapping
@@ -50,22 +51,26 @@ class Engine:
         mode: `default`, `yolo` or `non_interactive`; None keeps the policy's mode.
         hooks: run hooks for real (False skips every hook: rules, hints and default only).
         reference: use the linear reference interpreter instead of the index (for tests).
+        explain: record which rules matched and why in `Decision.trace`.
         log: a path or text stream for the JSONL decision log (opt-in).
         session_id: put in hook payloads and the log.
     """
 
     def __init__(self, policy: CompiledPolicy, mode: str | None = None, *, hooks: bool = True,
-                 reference: bool = False, log: Any = None, session_id: str | None = None) -> None:
+                 reference: bool = False, log: Any = None, session_id: str | None = None,
+                 explain: bool = False) -> None:
         if mode is not None and mode not in MODES:
             raise ValueError(f"unknown mode `{mode}`; expected one of {', '.join(MODES)}")
         self.policy = policy
         self.mode = mode or policy.mode
         self.hooks_enabled = hooks
         self.reference = reference
+        self.explain = explain
         self.session_id = session_id or str(uuid.uuid4())
         self._runner: Any = None
         self._log = _open_log(log)
         self._tracker: Any = None
+        self._home = os.path.expanduser("~")
 
     # -- public API ---------------------------------------------------------------------------
     def decide(self, tool: str, args: Any = None, *, context: Mapping[str, Any] | None = None,
@@ -116,7 +121,7 @@ class Engine:
     # -- the flow -----------------------------------------------------------------------------
     def _flow(self, tool: Any, args: Any, context: Mapping[str, Any] | None, read_only: bool | None) -> Flow:
         policy = self.policy
-        call = prepare(policy, tool, args, context, self.mode)
+        call = prepare(policy, tool, args, context, self.mode, home=self._home)
         trace: list[str] = []
         diagnostics: list[str] = []
         hook_records: list[dict[str, Any]] = []
@@ -133,7 +138,8 @@ class Engine:
 
         verdict = self._rules(call)
         diagnostics.extend(verdict.diagnostics)
-        trace.extend(_trace(verdict))
+        if self.explain:
+            trace.extend(_trace(verdict))
         decided = self._rule_decision(verdict) if verdict.decision else None
         updated_input = None
 
@@ -170,8 +176,9 @@ class Engine:
                                "pre_tool_use_hook")
         if updated is not None and (decided is None or decided.decision != "deny"):
             recheck = self._rules(prepare(self.policy, call.raw_tool, updated, context, self.mode))
-            trace.append("rules re-checked on the rewritten input")
-            trace.extend(_trace(recheck))
+            if self.explain:
+                trace.append("rules re-checked on the rewritten input")
+                trace.extend(_trace(recheck))
             if recheck.decision in ("deny", "ask") and (
                 decided is None or DECISION_WEIGHT[recheck.decision] > DECISION_WEIGHT[decided.decision]
             ):
@@ -276,7 +283,8 @@ class Engine:
     def _record(self, tool: Any, args: Any, decision: Decision, start: float) -> None:
         latency_ms = (time.perf_counter() - start) * 1000
         try:
-            self.denials.record(self.session_id, str(tool), decision.decision)
+            if decision.decision == "deny":
+                self.denials.record(self.session_id, str(tool), decision.decision)
             if self._log is not None:
                 from .log import make_entry
 

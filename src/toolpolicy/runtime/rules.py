@@ -64,21 +64,23 @@ class RuleVerdict:
     units: list[tuple[str | None, CompiledRule | None]] = field(default_factory=list)
 
 
-def make_context(policy: CompiledPolicy, context: Mapping[str, Any] | None) -> CallContext:
+def make_context(policy: CompiledPolicy, context: Mapping[str, Any] | None, home: str | None = None
+                 ) -> CallContext:
     context = dict(context or {})
     cwd = context.get("cwd")
     cwd = cwd if isinstance(cwd, str) and cwd else os.getcwd()
-    home = context.get("home") if isinstance(context.get("home"), str) else os.path.expanduser("~")
+    given = context.get("home")
+    home = given if isinstance(given, str) and given else (home or os.path.expanduser("~"))
     return CallContext(cwd=cwd, home=home, policy_dir=policy.base_dir, extra=context)
 
 
 def prepare(policy: CompiledPolicy, tool: Any, args: Any, context: Mapping[str, Any] | None,
-            mode: str) -> PreparedCall:
+            mode: str, *, home: str | None = None) -> PreparedCall:
     raw = tool if isinstance(tool, str) else str(tool)
     canonical = policy.canonical_tool(raw)
     spec = policy.tools.get(canonical) or policy.tool_spec(policy.tool_aliases.get(raw, raw))
     norm = _normalise_args(args, spec.aliases)
-    ctx = make_context(policy, context)
+    ctx = make_context(policy, context, home)
     primary = None
     if norm is not None and spec.arg is not None and norm.get(spec.arg) is not None:
         primary = kind_view(spec.kind, norm[spec.arg], ctx)

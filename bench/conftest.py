@@ -1,0 +1,1 @@
+"""Benchmarks run explicitly: `pytest bench --benchmark-only` (not part of the default test paths)."""

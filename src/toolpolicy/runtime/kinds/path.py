@@ -1,0 +1,472 @@
+"""The `path` kind (SPEC 3): Claude Code path specifiers compiled to RE2, and normalised path views.
+
+Compile time (`compile_spec`) turns a gitignore-style specifier into one RE2 regex (full match,
+`(?s)`); decide time (`view`) turns a call's path argument into the texts those regexes meet.
+
+Pattern language (gitignore, as Claude Code documents it):
+
+* `*` matches within one segment, `?` one non-`/` character, `[...]` a class (`[!...]` or
+  `[^...]` negates; a class never matches `/`), `\\x` a literal `x`; a whole segment of `**`
+  crosses directories (`a/**/b` = `a/b`, `a/x/b`, ...; leading `**/` = any depth; trailing
+  `/**` = everything below); `**` inside a segment (`a**b`) is a plain `*`.
+* Anchors: `//abs` is the filesystem root; `~` and `~/x` the home directory (`home`);
+  `/x` the policy directory (`policy_dir`); `./x` and bare `x` the *call's* cwd. The cwd is
+  unknown at compile time, so cwd patterns start with `TAG_CWD` and match the view's text
+  `TAG_CWD + <path relative to cwd>` (empty for the cwd itself). Anchor directories are
+  literal; `.` and `..` segments of the pattern are collapsed at compile time, and a cwd
+  pattern that climbs above the cwd (`../x`) is an error (use `//` or `~/` instead).
+* A trailing `/` (`build/`) covers the directory and everything below it.
+
+Where Claude Code leaves room, we pick the safe side (deny/ask broad, allow narrow):
+
+* Bare names (no `/` except a trailing one: `.env`, `*.pem`, `build/`) float: they match at
+  any depth under the cwd. As deny/ask (`for_allow=False`) they also match at any depth of
+  the *absolute* path, outside the cwd too (`Read(.env)` denies `/elsewhere/.env`).
+* A single-segment directory pattern (`src/**`, `src/*`) is anchored at the cwd as an allow
+  but floats like a bare name as a deny/ask (Claude Code's documented rule). Explicit `**/x`
+  patterns float the same way as deny/ask.
+* As deny/ask a pattern also covers everything below what it names (gitignore: an ignored
+  directory hides its contents) and a trailing `/**` also covers the directory itself; as an
+  allow `x` names only `x`, and `x/**` only what is strictly below `x`.
+
+View (`view`): the value is made absolute against `ctx.cwd` (after expanding a leading `~` or
+`~/` with `ctx.home`) and normalised lexically (`.`, `..`, `//`; never above `/`). Every unit
+offers, for allow and deny alike, the absolute path, `TAG_CWD + rel` and the untagged `rel`
+(when the path is under the cwd, so that colon-form plain globs such as `read_file:path=src/*`
+work on relative values; a normalised `rel` never contains `..`). Deny texts also hold the raw
+value and variants (below). Symlinks follow Claude Code: "an allow applies only if both the link
+and its target match; a deny applies if either does". The target is `os.path.realpath` of the
+joined, *unnormalised* path (the kernel resolves `link/..` after following `link`, so lexical
+normalisation alone would be wrong); when it differs, the view has a second unit for it
+(units combine: an allow needs every unit, a deny fires on any). The target's cwd-relative
+texts are taken against the cwd and against its resolved form, so a symlinked cwd still lets
+`src/**` allow `src/a`; absolute allow patterns (`//`, `~/`, `/`) must cover the resolved
+location too. `resolve_symlinks=False` skips the filesystem and keeps lexical semantics.
+Case-insensitive or normalising filesystems (macOS) are not modelled: use `fold=True`.
+
+Odd input, all fail closed for allow (no allow text) and broad for deny:
+* `None` matches nothing (SPEC 2.3); other non-strings are rendered (`true`, `42`, JSON) and
+  can only be denied;
+* empty strings, NUL or tag characters (`\\x00`-`\\x03`), values over `MAX_PATH` characters
+  (resolution is skipped; lexical texts still serve deny), `~user/...` (another user's home);
+* Windows forms: `C:\\x` becomes `/c/x` as in Claude Code, and backslashes become `/`. On a
+  POSIX host the same value names a literal file in the cwd, so when the two readings differ
+  the view holds a unit for each: an allow must cover both, a deny fires on either.
+
+No cache: symlink resolution depends on the filesystem at decide time. The cost is a few
+`lstat` calls per view (see the project report for timings).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+
+from . import TAG_CWD, ArgView, CallContext, CompiledPattern, Unit
+from .glob import ANY, STAR, GlobClass, GlobError, _esc_char, _esc_class, parse_glob
+
+MAX_PATH = 4096  # longer values are never allowed and never resolved on the filesystem
+_TAGGISH = re.compile(r"[\x00-\x03]")
+_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/]|$)")
+_SEP, _NOT_SEP = "/", "[^/]"
+_FLOAT_DENY = "(?:\x01|.*/)"  # deny-side "any depth": under the cwd tag or after any `/`
+
+
+# --------------------------------------------------------------------------- compile
+
+
+@dataclass(frozen=True, slots=True)
+class _Seg:
+    """One pattern segment: `regex` for one path segment, or a `**` globstar."""
+
+    regex: str
+    globstar: bool = False
+    wild: bool = False
+
+
+_GLOBSTAR = _Seg("", globstar=True, wild=True)
+
+
+def compile_spec(
+    spec: str,
+    *,
+    fold: bool = False,
+    policy_dir: str,
+    home: str | None = None,
+    for_allow: bool = False,
+) -> CompiledPattern:
+    """Compile a Claude Code path specifier to an RE2 regex over `view` texts; raises GlobError."""
+    if not spec:
+        raise GlobError("empty path pattern", 0)
+    if m := _TAGGISH.search(spec):
+        raise GlobError("control character in path pattern", m.start())
+    absolute, anchor, body, offset = _split_anchor(spec, policy_dir, home)
+    raw_segs, dir_tail = _split_segments(body, offset)
+    segs = _collapse([*anchor, *(_compile_segment(t, o) for t, o in raw_segs)], absolute, offset)
+    if absolute:
+        regex, exact = _absolute_regex(segs, dir_tail, for_allow)
+    else:
+        floating = _floats([t for t, _ in raw_segs], for_allow)
+        regex, exact = _cwd_regex(segs, dir_tail, for_allow, floating)
+    return CompiledPattern(regex=("(?is)" if fold else "(?s)") + regex, exact=exact, source=spec)
+
+
+def _split_anchor(spec: str, policy_dir: str, home: str | None) -> tuple[bool, list[_Seg], str, int]:
+    """(absolute?, the anchor directory as literal segments, the pattern body, its offset)."""
+    if spec.startswith("//"):
+        return True, [], spec[2:], 2
+    if spec == "~" or spec.startswith("~/"):
+        home_dir = home if home is not None else os.path.expanduser("~")
+        return True, _literal_segs(home_dir), spec[1:], 1  # keep `/`: `~/` is a directory
+    if spec.startswith("/"):
+        return True, _literal_segs(policy_dir), spec[1:], 1
+    return False, [], spec, 0
+
+
+def _literal_segs(directory: str) -> list[_Seg]:
+    path = normalise(directory, _process_cwd())
+    return [_Seg("".join(_esc_char(c) for c in part)) for part in path.split("/") if part]
+
+
+def _process_cwd() -> str:
+    try:
+        return os.getcwd()
+    except OSError:  # the process's directory was removed: anchor relative names at `/`
+        return "/"
+
+
+def _split_segments(body: str, offset: int) -> tuple[list[tuple[str, int]], bool]:
+    """Split on unescaped `/` outside classes; `[!` becomes `[^`. Returns (text, offset) pairs."""
+    segs: list[tuple[str, int]] = []
+    cur: list[str] = []
+    start = i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\":
+            if i + 1 >= len(body):
+                raise GlobError("trailing `\\` escapes nothing", offset + i)
+            cur.append(body[i : i + 2])
+            i += 2
+        elif ch == "[":
+            end = _class_end(body, i, offset)
+            cls = body[i:end]
+            cur.append("[^" + cls[2:] if cls.startswith("[!") else cls)
+            i = end
+        elif ch == "/":
+            segs.append(("".join(cur), offset + start))
+            cur, start, i = [], i + 1, i + 1
+        else:
+            cur.append(ch)
+            i += 1
+    dir_tail = bool(segs) and not cur  # the body ends with an unescaped `/`
+    segs.append(("".join(cur), offset + start))
+    return segs, dir_tail
+
+
+def _class_end(body: str, start: int, offset: int) -> int:
+    i = start + 1
+    if i < len(body) and body[i] in "!^":
+        i += 1
+    if i < len(body) and body[i] == "]":
+        i += 1  # a `]` right after `[` is a member
+    while i < len(body) and body[i] != "]":
+        i += 2 if body[i] == "\\" else 1
+    if i >= len(body):
+        raise GlobError("unclosed `[` character class", offset + start)
+    return i + 1
+
+
+def _compile_segment(text: str, offset: int) -> _Seg | str:
+    """A segment's regex; `.`/`..`/empty segments come back as plain strings for `_collapse`."""
+    if text in ("", ".", ".."):
+        return text
+    if _is_globstar(text):
+        return _GLOBSTAR
+    try:
+        elems = parse_glob(text)
+    except GlobError as e:
+        raise GlobError(str(e), offset + e.offset) from None
+    parts = [_elem_regex(e, offset) for e in elems]
+    return _Seg("".join(parts), wild=any(not isinstance(e, str) for e in elems))
+
+
+def _elem_regex(e: object, offset: int) -> str:
+    if e is STAR:
+        return _NOT_SEP + "*"
+    if e is ANY:
+        return _NOT_SEP
+    if isinstance(e, GlobClass):
+        return _class_regex(e, offset)
+    return _esc_char(e)  # type: ignore[arg-type]
+
+
+def _class_regex(cls: GlobClass, offset: int) -> str:
+    """Render a class that never matches `/` (gitignore classes stay inside a segment)."""
+    items: list[tuple[str, str]] = []
+    for lo, hi in cls.items:
+        if cls.negated or not (lo <= "/" <= hi):
+            items.append((lo, hi))
+            continue
+        if lo < "/":
+            items.append((lo, "."))
+        if hi > "/":
+            items.append(("0", hi))
+    if not items:
+        raise GlobError("character class matches only `/`", offset)
+    body = "".join(_esc_class(lo) if lo == hi else f"{_esc_class(lo)}-{_esc_class(hi)}" for lo, hi in items)
+    return f"[^/{body}]" if cls.negated else f"[{body}]"
+
+
+def _collapse(items: list[_Seg | str], absolute: bool, offset: int) -> list[_Seg]:
+    """Drop empty and `.` segments and repeated `**`, apply `..` (never above `/` or the cwd)."""
+    out: list[_Seg] = []
+    for item in items:
+        if isinstance(item, str):
+            if item == ".." and out:
+                out.pop()
+            elif item == ".." and not absolute:
+                raise GlobError(
+                    "a cwd-relative path pattern cannot climb above the cwd (use `//` or `~/`)", offset
+                )
+        elif not (item.globstar and out and out[-1].globstar):
+            out.append(item)
+    return out
+
+
+def _tail(for_allow: bool, dir_tail: bool) -> str:
+    """What may follow the last named segment: descendants for directories and (deny) always."""
+    return "" if for_allow and not dir_tail else "(?:/.*)?"
+
+
+def _absolute_regex(segs: list[_Seg], dir_tail: bool, for_allow: bool) -> tuple[str, bool]:
+    if not segs:  # the root itself
+        return ("/" if for_allow and not dir_tail else "/.*"), for_allow and not dir_tail
+    parts = []
+    for i, seg in enumerate(segs):
+        last = i == len(segs) - 1
+        parts.append(_star_regex(last, for_allow) if seg.globstar else _SEP + seg.regex)
+    if not segs[-1].globstar:
+        parts.append(_tail(for_allow, dir_tail))
+    exact = not dir_tail and not any(s.wild for s in segs)
+    return "".join(parts), exact
+
+
+def _star_regex(last: bool, for_allow: bool) -> str:
+    """`**` as a whole segment, in absolute style (each segment preceded by `/`)."""
+    if not last:
+        return "(?:/.+)?"  # zero or more whole directories
+    return "/.+" if for_allow else "(?:/.*)?"  # everything below (deny: the directory too)
+
+
+def _cwd_regex(segs: list[_Seg], dir_tail: bool, for_allow: bool, floating: bool) -> tuple[str, bool]:
+    """Regex over `TAG_CWD + rel` texts (and, for floating deny patterns, absolute texts)."""
+    if not segs:
+        return TAG_CWD + (".*" if dir_tail else ""), not dir_tail
+    named = [s for s in segs if not s.globstar]
+    if not named:  # `**` (or `**/**`): everything under the cwd
+        return TAG_CWD + ("(?:.+)" if for_allow else ".*"), False
+    leading = floating or segs[0].globstar
+    if leading and not segs[0].globstar:
+        segs = [_GLOBSTAR, *segs]
+    body, _ = _absolute_regex(segs, dir_tail, for_allow)
+    if leading:
+        # absolute style starts with `(?:/.+)?/` for the leading globstar: rewrite the head.
+        head = _FLOAT_DENY if floating and not for_allow else TAG_CWD + "(?:.+/)?"
+        return head + body[len("(?:/.+)?/") :], False
+    exact = not dir_tail and not any(s.wild for s in segs)
+    return TAG_CWD + body[1:], exact  # drop the leading `/`: rel texts have none
+
+
+def _floats(texts: list[str], for_allow: bool) -> bool:
+    """Whether a cwd pattern (its raw segment texts) matches at any depth: see the docstring."""
+    if texts[0] in (".", ".."):
+        return False  # `./x` is explicitly anchored at the cwd
+    named = [t for t in texts if t]
+    if not named or _is_globstar(named[0]) or len(named) == 1:
+        return True  # `**/x`, or a bare name (`name`, `name/`)
+    if for_allow:
+        return False
+    return len(named) == 2 and (named[1] == "*" or _is_globstar(named[1]))  # `src/**`, `src/*`
+
+
+def _is_globstar(text: str) -> bool:
+    return len(text) >= 2 and set(text) == {"*"}
+
+
+# --------------------------------------------------------------------------- view
+
+
+def normalise(path: str, cwd: str) -> str:
+    """Absolute, lexically normalised path: no `.`/`..`/empty segments, never above `/`."""
+    if not path.startswith("/"):
+        path = cwd + "/" + path
+    out: list[str] = []
+    for seg in path.split("/"):
+        if seg in ("", "."):
+            continue
+        if seg == "..":
+            if out:
+                out.pop()
+            continue
+        out.append(seg)
+    return "/" + "/".join(out)
+
+
+def relative(path: str, base: str) -> str | None:
+    """`path` relative to `base` (both normalised), `""` for `base` itself, None if outside."""
+    if path == base:
+        return ""
+    if base == "/":
+        return path[1:]
+    return path[len(base) + 1 :] if path.startswith(base + "/") else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Ctx:
+    cwd: str
+    real_cwd: str
+    home: str
+
+
+def view(value: object, ctx: CallContext, *, resolve_symlinks: bool = True) -> ArgView:
+    """The path view: one unit per distinct reading (lexical, symlink target, Windows form)."""
+    if value is None:
+        return ArgView(units=(Unit(allow_texts=(), deny_texts=()),), diagnostics=("path is null",))
+    text, trusted = _as_text(value)
+    c = _context(ctx, resolve_symlinks and len(text) <= MAX_PATH)
+    problems = _problems(text, trusted, c.home)
+    readings = _readings(text, c)
+    resolve = resolve_symlinks and len(text) <= MAX_PATH and "\x00" not in text
+    units: list[Unit] = []
+    for reading in readings:
+        for path in _resolved(reading, c, resolve):
+            units.append(_unit(path, c, allow=not problems and path is not None))
+    units[0] = _with_raw(units[0], text, c)
+    return ArgView(units=_dedupe(units), diagnostics=tuple(problems))
+
+
+def _as_text(value: object) -> tuple[str, bool]:
+    if isinstance(value, str):
+        return value, True
+    if isinstance(value, bool):
+        return ("true" if value else "false"), False
+    if isinstance(value, int | float):
+        return json.dumps(value), False
+    try:
+        return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False), False
+    except (TypeError, ValueError):
+        return str(value), False
+
+
+def _context(ctx: CallContext, resolve: bool) -> _Ctx:
+    cwd = normalise(ctx.cwd if ctx.cwd.startswith("/") else _process_cwd() + "/" + ctx.cwd, "/")
+    real_cwd = _realpath(cwd) if resolve else cwd
+    home = normalise(ctx.home, cwd) if ctx.home else ""
+    return _Ctx(cwd=cwd, real_cwd=real_cwd or cwd, home=home)
+
+
+def _problems(text: str, trusted: bool, home: str) -> list[str]:
+    """Reasons why no allow rule may match this value (empty list: allow normally)."""
+    problems = []
+    if not trusted:
+        problems.append("path is not a string")
+    if not text:
+        problems.append("path is empty")
+    if _TAGGISH.search(text):
+        problems.append("path contains a NUL or control character")
+    if len(text) > MAX_PATH:
+        problems.append(f"path is longer than {MAX_PATH} characters")
+    if text.startswith("~") and not (text == "~" or text.startswith("~/")):
+        problems.append("path names another user's home (`~user`)")
+    elif text.startswith("~") and not home:
+        problems.append("path starts with `~` but the home directory is unknown")
+    return problems
+
+
+def _readings(text: str, c: _Ctx) -> list[str]:
+    """The absolute, normalised readings of `text`: POSIX, and Windows when it differs."""
+    posix = _expand_home(text, c.home)
+    readings = [posix]
+    win = _windows_form(text)
+    if win is not None:
+        win = _expand_home(win, c.home)
+        if normalise(win, c.cwd) != normalise(posix, c.cwd):
+            readings.append(win)
+    return readings
+
+
+def _expand_home(text: str, home: str) -> str:
+    if text == "~" or text.startswith("~/"):
+        return (home or os.path.expanduser("~")) + text[1:]
+    return text
+
+
+def _windows_form(text: str) -> str | None:
+    """`C:\\x` -> `/c/x` and `\\` -> `/` (Claude Code's POSIX form of a Windows path), or None."""
+    if "\\" not in text and not _DRIVE.match(text):
+        return None
+    m = _DRIVE.match(text)
+    if m:
+        text = "/" + m.group(1).lower() + text[2:]
+    return text.replace("\\", "/")
+
+
+def _resolved(reading: str, c: _Ctx, resolve: bool) -> list[str | None]:
+    """The lexical path and, if different, the symlink target (None: resolution failed)."""
+    lexical = normalise(reading, c.cwd)
+    if not resolve:
+        return [lexical]
+    # Resolve the *unnormalised* path: the kernel follows `link` before applying `link/..`.
+    joined = reading if reading.startswith("/") else c.cwd + "/" + reading
+    real = _realpath(joined)
+    return [lexical] if real == lexical else [lexical, real]
+
+
+def _realpath(path: str) -> str | None:
+    try:
+        return normalise(os.path.realpath(path), "/")
+    except (OSError, ValueError, RuntimeError):
+        return None
+
+
+def _unit(path: str | None, c: _Ctx, *, allow: bool) -> Unit:
+    if path is None:  # unresolvable target: a unit that no allow can match
+        return Unit(allow_texts=(), deny_texts=())
+    texts = [path]
+    for base in dict.fromkeys((c.cwd, c.real_cwd)):
+        rel = relative(path, base)
+        if rel is not None:
+            texts.append(TAG_CWD + rel)
+            if rel:
+                texts.append(rel)
+    if _TAGGISH.search(path):
+        allow = False
+    texts_t = tuple(dict.fromkeys(texts))
+    return Unit(allow_texts=texts_t if allow else (), deny_texts=texts_t)
+
+
+def _with_raw(unit: Unit, text: str, c: _Ctx) -> Unit:
+    """Add the raw value and NUL-truncated / `~user` readings to the deny texts."""
+    extra = [text]
+    if "\x00" in text:
+        extra.append(normalise(_expand_home(text.split("\x00", 1)[0], c.home), c.cwd))
+    if text.startswith("~") and text != "~" and not text.startswith("~/") and len(text) <= MAX_PATH:
+        extra.append(_expand_user(text, c.cwd))
+    deny = tuple(dict.fromkeys((*unit.deny_texts, *extra)))
+    return Unit(allow_texts=unit.allow_texts, deny_texts=deny)
+
+
+def _expand_user(text: str, cwd: str) -> str:
+    try:
+        return normalise(os.path.expanduser(text.split("\x00", 1)[0]), cwd)
+    except (KeyError, ValueError, OSError):
+        return normalise(text, cwd)
+
+
+def _dedupe(units: list[Unit]) -> tuple[Unit, ...]:
+    seen: dict[tuple[tuple[str, ...], tuple[str, ...]], Unit] = {}
+    for u in units:
+        seen.setdefault((u.allow_texts, u.deny_texts), u)
+    return tuple(seen.values())
