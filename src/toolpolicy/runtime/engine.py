@@ -253,9 +253,9 @@ class Engine:
 
     def _get_runner(self) -> Any:
         if self._runner is None:
-            from .hooks.dispatch import HookRunner
+            from .hooks.handlers import default_runner
 
-            self._runner = HookRunner()
+            self._runner = default_runner(session_id=self.session_id)
         return self._runner
 
     async def _run_hooks(self, request: HookRequest) -> HookResult:

@@ -1,0 +1,171 @@
+"""The decision flow of SPEC 4.2 with real hook processes: guards, rules, pre_tool_use, rewrites, modes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolpolicy import Engine, load_policy
+
+
+def script(tmp_path: Path, name: str, body: str) -> str:
+    path = tmp_path / name
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return str(path)
+
+
+def engine_for(tmp_path: Path, policy: dict[str, Any], mode: str | None = None) -> Engine:
+    (tmp_path / "policy.yaml").write_text(json.dumps(policy))
+    return Engine(load_policy(tmp_path / "policy.yaml"), mode=mode)
+
+
+def hooks(event: str, command: str, matcher: str | None = None, **opts: Any) -> dict[str, Any]:
+    group: dict[str, Any] = {"hooks": [{"type": "command", "command": command, **opts}]}
+    if matcher is not None:
+        group["matcher"] = matcher
+    return {event: [group]}
+
+
+def test_pre_tool_use_exit_2_denies_with_stderr_reason(tmp_path: Path) -> None:
+    veto = script(tmp_path, "veto.sh", "echo 'no deploys on friday' >&2\nexit 2\n")
+    d = engine_for(tmp_path, {"version": 1, "hooks": hooks("pre_tool_use", veto)}).decide("deploy", {"env": "prod"})
+    assert (d.decision, d.source, d.reason) == ("deny", "pre_tool_use_hook", "no deploys on friday")
+
+
+def test_pre_tool_use_allow_json(tmp_path: Path) -> None:
+    ok = script(tmp_path, "ok.sh", "echo '{\"hookSpecificOutput\": {\"permissionDecision\": \"allow\", "
+                                   "\"permissionDecisionReason\": \"fine\"}}'\n")
+    d = engine_for(tmp_path, {"version": 1, "hooks": hooks("pre_tool_use", ok)}).decide("deploy", {})
+    assert (d.decision, d.source, d.reason) == ("allow", "pre_tool_use_hook", "fine")
+
+
+@pytest.mark.parametrize("body", ["exit 1\n", "echo '{not json' \n", "echo '{\"decision\": \"maybe\"}'\n",
+                                  "kill -9 $$\n", "sleep 30\n"])
+def test_pre_tool_use_failures_deny(tmp_path: Path, body: str) -> None:
+    bad = script(tmp_path, "bad.sh", body)
+    policy = {"version": 1, "default": "allow", "hooks": hooks("pre_tool_use", bad, timeout=1, on_error="ignore")}
+    d = engine_for(tmp_path, policy).decide("deploy", {})
+    assert (d.decision, d.source) == ("deny", "pre_tool_use_hook"), d
+
+
+def test_missing_hook_command_denies(tmp_path: Path) -> None:
+    policy = {"version": 1, "default": "allow", "hooks": hooks("pre_tool_use", str(tmp_path / "nope.sh"))}
+    assert engine_for(tmp_path, policy).decide("deploy", {}).decision == "deny"
+
+
+def test_rules_decide_before_pre_tool_use(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    touch = script(tmp_path, "touch.sh", f"touch {marker}\n")
+    policy = {"version": 1, "permissions": {"deny": ["deploy:env=prod"], "allow": ["deploy:env=dev"]},
+              "hooks": hooks("pre_tool_use", touch)}
+    engine = engine_for(tmp_path, policy)
+    assert engine.decide("deploy", {"env": "prod"}).source == "rule"
+    assert engine.decide("deploy", {"env": "dev"}).decision == "allow"
+    assert not marker.exists()
+    engine.decide("deploy", {"env": "stage"})
+    assert marker.exists()
+
+
+def test_guard_deny_beats_allow_rule(tmp_path: Path) -> None:
+    guard = script(tmp_path, "guard.sh", "echo blocked by guard >&2\nexit 2\n")
+    policy = {"version": 1, "permissions": {"allow": ["deploy"]}, "hooks": hooks("tool_guard", guard)}
+    d = engine_for(tmp_path, policy).decide("deploy", {})
+    assert (d.decision, d.source) == ("deny", "guard_hook")
+
+
+@pytest.mark.parametrize(("mode", "want"), [(None, "ask"), ("yolo", "ask"), ("non_interactive", "deny")])
+def test_guard_ask_is_a_floor(tmp_path: Path, mode: str | None, want: str) -> None:
+    guard = script(tmp_path, "guard.sh", "echo '{\"hook_specific_output\": {\"permission_decision\": \"ask\"}}'\n")
+    policy = {"version": 1, "permissions": {"allow": ["deploy"]}, "hooks": hooks("tool_guard", guard)}
+    assert engine_for(tmp_path, policy, mode=mode).decide("deploy", {}).decision == want
+
+
+def test_guard_allow_is_ignored(tmp_path: Path) -> None:
+    guard = script(tmp_path, "guard.sh", "echo '{\"hook_specific_output\": {\"permission_decision\": \"allow\"}}'\n")
+    policy = {"version": 1, "default": "ask", "hooks": hooks("tool_guard", guard)}
+    assert engine_for(tmp_path, policy).decide("deploy", {}).decision == "ask"
+
+
+def test_failing_guard_denies(tmp_path: Path) -> None:
+    guard = script(tmp_path, "guard.sh", "exit 3\n")
+    policy = {"version": 1, "permissions": {"allow": ["deploy"]}, "hooks": hooks("tool_guard", guard)}
+    assert engine_for(tmp_path, policy).decide("deploy", {}).decision == "deny"
+
+
+def _rewrite(tmp_path: Path, new_input: dict[str, Any]) -> str:
+    out = json.dumps({"hook_specific_output": {"updated_input": new_input}})
+    return script(tmp_path, "rewrite.sh", f"cat <<'EOF'\n{out}\nEOF\n")
+
+
+def test_rewrite_can_tighten(tmp_path: Path) -> None:
+    policy = {"version": 1, "default": "allow", "permissions": {"deny": ["deploy:env=prod"]},
+              "hooks": hooks("pre_tool_use", _rewrite(tmp_path, {"env": "prod"}))}
+    d = engine_for(tmp_path, policy).decide("deploy", {"env": "stage", "tag": "v1"})
+    assert (d.decision, d.rule) == ("deny", "permissions.deny[0]")
+
+
+def test_rewrite_never_loosens_and_is_complete(tmp_path: Path) -> None:
+    policy = {"version": 1, "default": "ask", "permissions": {"allow": ["deploy:env=dev"]},
+              "hooks": hooks("pre_tool_use", _rewrite(tmp_path, {"env": "dev"}))}
+    d = engine_for(tmp_path, policy).decide("deploy", {"env": "stage", "tag": "v1"})
+    assert d.decision == "ask"
+    assert d.updated_input == {"env": "dev", "tag": "v1"}
+
+
+def test_matcher_selects_tools(tmp_path: Path) -> None:
+    veto = script(tmp_path, "veto.sh", "exit 2\n")
+    policy = {"version": 1, "default": "allow", "hooks": hooks("pre_tool_use", veto, matcher="shell|edit_.*")}
+    engine = engine_for(tmp_path, policy)
+    assert engine.decide("edit_file", {}).decision == "deny"
+    assert engine.decide("shell", {}).decision == "deny"
+    assert engine.decide("shell2", {}).decision == "allow"
+    assert engine.decide("read_edit_file", {}).decision == "allow"
+
+
+def test_tool_input_reaches_hook_as_data_only(tmp_path: Path) -> None:
+    pwned = tmp_path / "pwned"
+    record = tmp_path / "stdin.json"
+    hook = script(tmp_path, "rec.sh", f"cat > {record}\nexit 0\n")
+    policy = {"version": 1, "hooks": hooks("pre_tool_use", hook)}
+    engine_for(tmp_path, policy).decide("shell", {"cmd": f"$(touch {pwned}); `touch {pwned}`"})
+    assert not pwned.exists()
+    payload = json.loads(record.read_text())
+    assert payload["tool_name"] == "shell" and payload["hook_event_name"] == "pre_tool_use"
+    assert payload["tool_input"]["cmd"].startswith("$(touch")
+
+
+def test_dispatch_other_events(tmp_path: Path) -> None:
+    ctx = script(tmp_path, "ctx.sh", "echo remember the tests\n")
+    policy = {"version": 1, "hooks": hooks("session_start", ctx)}
+    result = engine_for(tmp_path, policy).dispatch("session_start", {"source": "startup"})
+    assert result.additional_context == "remember the tests"
+
+
+def test_hooks_false_skips_hooks(tmp_path: Path) -> None:
+    veto = script(tmp_path, "veto.sh", "exit 2\n")
+    (tmp_path / "p.yaml").write_text(json.dumps({"version": 1, "default": "allow",
+                                                 "hooks": hooks("pre_tool_use", veto)}))
+    assert Engine(load_policy(tmp_path / "p.yaml"), hooks=False).decide("x", {}).decision == "allow"
+
+
+def test_adecide_with_hooks_and_concurrency(tmp_path: Path) -> None:
+    veto = script(tmp_path, "veto.sh", "sleep 0.2\nexit 2\n")
+    policy = {"version": 1, "default": "allow", "hooks": hooks("pre_tool_use", veto)}
+    engine = engine_for(tmp_path, policy)
+
+    async def many() -> list[str]:
+        return [d.decision for d in await asyncio.gather(*(engine.adecide("x", {"i": i}) for i in range(6)))]
+
+    assert asyncio.run(many()) == ["deny"] * 6
+
+
+async def test_sync_decide_with_hooks_inside_running_loop(tmp_path: Path) -> None:
+    veto = script(tmp_path, "veto.sh", "exit 2\n")
+    engine = engine_for(tmp_path, {"version": 1, "default": "allow", "hooks": hooks("pre_tool_use", veto)})
+    assert engine.decide("x", {}).decision == "deny"
