@@ -206,3 +206,14 @@ def test_toml_errors_name_the_line(tmp_path: Any) -> None:
         load_policy(tmp_path / "p.toml")
     err = info.value.errors[0]
     assert (err.location.line, err.location.snippet) == (3, ":v=y")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_oversize_arguments_are_never_allowed_by_rules(engine: str) -> None:
+    policy = load_policy(text="version: 1\npermissions:\n  allow: ['probe:v=*']\n  deny: ['probe:v=*evil*']\n",
+                         name="p.yaml")
+    eng = Engine(policy, hooks=False, reference=engine == "reference", max_args_chars=1000)
+    assert eng.decide("probe", {"v": "x" * 999}).decision == "allow"
+    big = eng.decide("probe", {"v": "x" * 1001})
+    assert big.decision == "ask" and any("size cap" in d for d in big.diagnostics)
+    assert eng.decide("probe", {"v": "x" * 2000 + "evil"}).decision == "deny"

@@ -27,7 +27,7 @@ from .decision import Decision
 from .evaluate import indexed_rules
 from .hooks.types import HookResult
 from .reference import reference_rules
-from .rules import PreparedCall, RuleVerdict, combine, prepare, when_env
+from .rules import DEFAULT_MAX_ARGS, PreparedCall, RuleVerdict, combine, prepare, when_env
 
 MODES = ("default", "yolo", "non_interactive", "auto_edit")
 DECISIONS = ("allow", "ask", "deny")
@@ -52,13 +52,15 @@ class Engine:
         hooks: run hooks for real (False skips every hook: rules, hints and default only).
         reference: use the linear reference interpreter instead of the index (for tests).
         explain: record which rules matched and why in `Decision.trace`.
+        max_args_chars: arguments larger than this (all strings and keys together) are never
+            allowed by a rule: such a call falls through to hooks, hints and the default.
         log: a path or text stream for the JSONL decision log (opt-in).
         session_id: put in hook payloads and the log.
     """
 
     def __init__(self, policy: CompiledPolicy, mode: str | None = None, *, hooks: bool = True,
                  reference: bool = False, log: Any = None, session_id: str | None = None,
-                 explain: bool = False) -> None:
+                 explain: bool = False, max_args_chars: int = DEFAULT_MAX_ARGS) -> None:
         if mode is not None and mode not in MODES:
             raise ValueError(f"unknown mode `{mode}`; expected one of {', '.join(MODES)}")
         self.policy = policy
@@ -66,6 +68,7 @@ class Engine:
         self.hooks_enabled = hooks
         self.reference = reference
         self.explain = explain
+        self.max_args_chars = max_args_chars
         self.session_id = session_id or str(uuid.uuid4())
         self._runner: Any = None
         self._log = _open_log(log)
@@ -121,7 +124,7 @@ class Engine:
     # -- the flow -----------------------------------------------------------------------------
     def _flow(self, tool: Any, args: Any, context: Mapping[str, Any] | None, read_only: bool | None) -> Flow:
         policy = self.policy
-        call = prepare(policy, tool, args, context, self.mode, home=self._home)
+        call = prepare(policy, tool, args, context, self.mode, home=self._home, max_args=self.max_args_chars)
         trace: list[str] = []
         diagnostics: list[str] = []
         hook_records: list[dict[str, Any]] = []
@@ -175,7 +178,8 @@ class Engine:
             decided = Decision(pre.decision, pre.reason or f"pre_tool_use hook says {pre.decision}",
                                "pre_tool_use_hook")
         if updated is not None and (decided is None or decided.decision != "deny"):
-            recheck = self._rules(prepare(self.policy, call.raw_tool, updated, context, self.mode))
+            recheck = self._rules(prepare(self.policy, call.raw_tool, updated, context, self.mode,
+                                          home=self._home, max_args=self.max_args_chars))
             if self.explain:
                 trace.append("rules re-checked on the rewritten input")
                 trace.extend(_trace(recheck))

@@ -108,6 +108,8 @@ def indexed_rules(policy: CompiledPolicy, call: PreparedCall, when_eval: WhenEva
     rules = plan.rules
     if not rules:
         return combine([(None, None)] * call.unit_count, verdict)
+    if call.oversize:
+        verdict.diagnostics.append("arguments over the size cap: no allow rule can match")
     n = call.unit_count
     common: dict[int, set[int]] = {}
     per_unit: list[dict[int, set[int]]] = [{} for _ in range(n)]
@@ -121,7 +123,8 @@ def indexed_rules(policy: CompiledPolicy, call: PreparedCall, when_eval: WhenEva
             view = call.plain(key)
             if view is not None:
                 unit = view.units[0]
-                _match_texts(group.allow, unit.allow_texts, common)
+                if not call.oversize:
+                    _match_texts(group.allow, unit.allow_texts, common)
                 _match_texts(group.restrict, unit.deny_texts, common)
     whole_rules = [rules[p] for p, cs in whole.items() if _complete(rules[p], cs, common.get(p))]
     cache: dict[int, tuple[bool | None, str | None]] = {}
@@ -150,7 +153,7 @@ def _match_primary(call: PreparedCall, group: _Group, per_unit: list[dict[int, s
     assert view is not None  # INVARIANT: checked by the caller
     for u, unit in enumerate(view.units):
         sat = per_unit[u]
-        for text in unit.allow_texts:
+        for text in () if call.oversize else unit.allow_texts:
             for pos, ci, exact in group.allow.match(text):
                 if exact or not unit.exec_capable:
                     sat.setdefault(pos, set()).add(ci)

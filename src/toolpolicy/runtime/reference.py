@@ -55,6 +55,8 @@ def reference_rules(policy: CompiledPolicy, call: PreparedCall, when_eval: WhenE
             call, rule, 0, whole=True
         ):
             whole.append(rule)
+    if call.oversize:
+        verdict.diagnostics.append("arguments over the size cap: no allow rule can match")
     cache: dict[int, tuple[bool | None, str | None]] = {}
     results = []
     for matches in per_unit:

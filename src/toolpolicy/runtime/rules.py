@@ -24,6 +24,7 @@ from .kinds import ArgView, CallContext, Unit
 from .views import kind_view, plain_view
 
 MAX_WRITE_CHECKS = 16
+DEFAULT_MAX_ARGS = 1 << 20  # characters, all arguments together
 
 
 @dataclass
@@ -37,6 +38,7 @@ class PreparedCall:
     context: dict[str, Any]
     primary: ArgView | None
     mode: str
+    oversize: bool = False  # arguments over the size cap: no allow pattern can match
     _plain: dict[str, ArgView | None] = field(default_factory=dict)
 
     @property
@@ -74,8 +76,29 @@ def make_context(policy: CompiledPolicy, context: Mapping[str, Any] | None, home
     return CallContext(cwd=cwd, home=home, policy_dir=policy.base_dir, extra=context)
 
 
+def args_size_over(value: Any, cap: int) -> bool:
+    """Whether the arguments' strings and keys add up to more than `cap` characters (early exit)."""
+    total = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            total += len(item)
+        elif isinstance(item, dict):
+            total += sum(len(k) if isinstance(k, str) else 8 for k in item)
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            total += len(item)
+            stack.extend(item)
+        else:
+            total += 8
+        if total > cap:
+            return True
+    return False
+
+
 def prepare(policy: CompiledPolicy, tool: Any, args: Any, context: Mapping[str, Any] | None,
-            mode: str, *, home: str | None = None) -> PreparedCall:
+            mode: str, *, home: str | None = None, max_args: int = DEFAULT_MAX_ARGS) -> PreparedCall:
     raw = tool if isinstance(tool, str) else str(tool)
     canonical = policy.canonical_tool(raw)
     spec = policy.tools.get(canonical) or policy.tool_spec(policy.tool_aliases.get(raw, raw))
@@ -86,7 +109,8 @@ def prepare(policy: CompiledPolicy, tool: Any, args: Any, context: Mapping[str, 
         primary = kind_view(spec.kind, norm[spec.arg], ctx)
         if primary is not None and not primary.units:
             primary = ArgView(units=(Unit((), primary.whole),), whole=primary.whole)
-    return PreparedCall(canonical, raw, norm, spec.arg, spec.kind, ctx, dict(ctx.extra), primary, mode)
+    oversize = norm is not None and args_size_over(norm, max_args)
+    return PreparedCall(canonical, raw, norm, spec.arg, spec.kind, ctx, dict(ctx.extra), primary, mode, oversize)
 
 
 def _normalise_args(args: Any, aliases: Iterable[tuple[str, str]]) -> dict[str, Any] | None:
@@ -105,6 +129,8 @@ def _normalise_args(args: Any, aliases: Iterable[tuple[str, str]]) -> dict[str, 
 def cond_texts(call: PreparedCall, cond: Cond, unit: int, restrictive: bool, *, whole: bool = False
                ) -> tuple[str, ...] | None:
     """The texts a condition is matched against for one unit (None: the condition cannot hold)."""
+    if call.oversize and not restrictive:
+        return None
     key = cond.key if cond.key is not None else call.spec_arg
     if key is None:  # a call-form pattern on a tool with no primary argument
         return _any_arg_texts(call) if restrictive else None

@@ -1,0 +1,447 @@
+"""The shell kind (SPEC 3, `shell`): Bash specifiers -> regexes, command text -> per-command views.
+
+Place in the pipeline: `compile_spec()` runs at compile time for call-form patterns
+(`Bash(npm run test:*)`); `view()` runs on the decide() hot path (cached) and turns a command
+into one `Unit` per simple command. The runtime then allows a command only if every unit is
+allowed, and denies/asks if any unit (or the whole string) is denied/asked.
+
+Specifiers (`compile_spec`): `*` is any run of characters (spaces included); `\\*` a literal
+star; a space before a *trailing* `*` is a word boundary (`ls *` is `ls(?: .*)?`: `ls`, `ls -la`,
+not `lsof`); `:*` at the very end is the legacy spelling of ` *` (elsewhere the colon is literal);
+runs of blanks count as one space and blanks at either end are ignored (views join words with
+single spaces); `exact` means no `*`; an empty spec or `*` matches every command.
+
+Views (`view`), one `Unit` per simple command, substitutions and nested scripts included:
+
+* `allow_texts`: one canonical text, the words after quote removal joined by single spaces,
+  after stripping (repeatedly) `timeout [opts] DURATION`, `time [-p]`, `nice [-n N|-N]`,
+  `nohup`, `stdbuf -oL...`, `command [-p]` (not `command -v/-V`), `builtin`, `noglob`, each
+  with a strict option grammar (an odd option leaves the wrapper in place), and leading
+  assignments of `SAFE_ENV` variables. Empty (never allowable) when another variable is
+  assigned first (`PATH=`, `LD_*`, `GIT_*`, `PAGER`, `DEBUG`...: anything not listed), when the
+  command word is an expansion or an unquoted glob/brace (`$X`, `$(cmd)`, `/bin/r?`,
+  `{rm,x}`), when an evaluating builtin (`printf -v`, `read`, `declare`, `test -v`...) gets a
+  literal `a[$(cmd)]` subscript (bash runs it), when `${x@P}` is used, and inside a script
+  whose text is only known at run time (`bash -c "$X"`, `eval $cmd`, a heredoc with `$` fed
+  to a shell). Commands that only assign (`x=1`) keep their text: a rule must name them.
+  `DEBUG` is deliberately not in `SAFE_ENV`: many tools change behaviour under it.
+* `deny_texts` (deny/ask only): the source slice, the canonical text, the words with every
+  assignment, and every stage of seeing through the wrappers above and `env`, `sudo`,
+  `doas`, `pkexec`, `xargs`, `watch`, `setsid`, `ionice`, `flock`, `exec` (lenient option
+  parsing, any order, each intermediate stage kept: `sudo rm -rf /` and `rm -rf /`), the
+  commands given to `find -exec/-execdir/-ok/-okdir`, a brace-expanded command word, and each
+  of these again with a path command word (`/bin/rm`, `./x/rm`) replaced by its basename.
+* `exec_capable` (only an exact rule may allow it): `find` with `-exec -execdir -ok -okdir
+  -delete -fprint -fprint0 -fprintf -fls`; `xargs`, `watch`, `sudo`, `doas`, `pkexec`, `su`,
+  `runuser`, `eval`, `parallel`, `chroot`, `unshare`, `nsenter` always; `env`, `setsid`,
+  `ionice`, `flock`, `exec` and the wrappers above whenever a command follows them (i.e.
+  when they were not stripped); a shell given `-c` or reading commands from stdin (`curl | sh`,
+  `bash <<EOF`, `bash -s`).
+* `writes`: output redirection targets (`> >> >| &> &>> <>`, `N>`, `>&file`; not `>&N`,
+  `/dev/null`, `/dev/stdout`, `/dev/stderr`), redirections of enclosing `{ }`, `( )`, loops
+  and functions included; and the file operands of `tee` (it writes them like `>` would).
+
+Nested scripts. `bash|sh|zsh|dash|ksh|... [opts] -c STR` and `eval ARGS` are *transparent*:
+the unit is replaced by the units of the script (each also carrying the wrapper's deny texts
+and writes), so `bash -lc 'python3 <<EOF ...'` is allowed by a `python3` rule and
+`bash -c 'ls && rm x'` needs `rm x` allowed. Scripts run by other commands (`sudo bash -c`,
+`xargs sh -c`, `find -exec sh -c`, `watch STR`, `su -c`, `flock -c`, `env -S`, `trap`,
+`alias`, a shell's heredoc or here-string) add their units beside the command's own. When
+the script's text depends on an expansion, its units can never be allowed.
+
+Unparseable text (see `shell_parse`), a command over `MAX_COMMAND_CHARS`, or nesting deeper
+than `MAX_DEPTH`: a single unit that can never be allowed, whose deny texts are the whole
+string plus the stages of a crude split on operators (so `*sudo*` or `rm *` still fire).
+An empty or comment-only command is one unit with the empty text.
+
+Not handled (documented limits): `case`, `select`, `coproc` and `(( ))` arithmetic commands
+are unparseable to bashlex; a canonical text loses quoting, so a specifier with quotes
+(`Bash(git commit -m "x")`) never matches; aliases defined in an earlier call are unknown.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import shlex
+from collections.abc import Iterable, Sequence
+
+from . import ArgView, CompiledPattern, Unit
+from .shell_parse import (
+    MAX_DEPTH,
+    NON_FILES,
+    Command,
+    Unparseable,
+    Word,
+    fallback_pieces,
+    parse_script,
+)
+from .shell_wrappers import (
+    ASSIGNMENT,
+    SHELLS,
+    basename,
+    exec_capable,
+    find_exec_segments,
+    inner_start,
+    nested_scripts,
+    script_of,
+    shell_mode,
+)
+
+__all__ = ["MAX_COMMAND_CHARS", "MAX_DEPTH", "SAFE_ENV", "compile_spec", "view"]
+
+MAX_COMMAND_CHARS = 10_000
+SAFE_ENV = frozenset(
+    {"NODE_ENV", "CI", "LANG", "LANGUAGE", "TZ", "NO_COLOR", "FORCE_COLOR", "TERM"}
+    | {"COLUMNS", "LINES"}
+)  # plus LC_* (see _safe_assign)
+_MAX_FALLBACK_PIECES = 2_000
+_EVAL_BUILTINS = frozenset(
+    {"let", "declare", "typeset", "local", "export", "readonly", "printf", "read", "unset"}
+    | {"test", "[", "[[", "mapfile", "readarray", "wait"}
+)
+
+
+# --------------------------------------------------------------------------- specifiers
+
+_STAR = object()
+
+
+def compile_spec(spec: str, *, fold: bool = False) -> CompiledPattern:
+    """Compile a Claude Code Bash specifier (`npm run test:*`, `git * main`) to an RE2 regex.
+
+    Args:
+        spec: the text between the parentheses of `Bash(...)`.
+        fold: match case-insensitively.
+
+    Returns:
+        A `CompiledPattern` whose regex full-matches the texts of a shell view.
+
+    Example::
+
+        compile_spec("ls *").regex == "(?s)ls(?: .*)?"
+    """
+    elems = _spec_elems(spec)
+    flags = "(?is)" if fold else "(?s)"
+    if not elems or elems == [_STAR]:
+        return CompiledPattern(regex=flags + ".*", exact=False, source=spec)
+    exact = _STAR not in elems
+    tail = ""
+    if len(elems) >= 2 and elems[-1] is _STAR and elems[-2] == " ":
+        elems, tail = elems[:-2], "(?: .*)?"  # word boundary: `ls *` is `ls` or `ls ...`
+    body = "".join(".*" if e is _STAR else _re_char(e) for e in elems)  # type: ignore[arg-type]
+    return CompiledPattern(regex=flags + body + tail, exact=exact, source=spec)
+
+
+def _spec_elems(spec: str) -> list[object]:
+    """Characters (str) and `_STAR`s; `" "` stands for an unescaped run of blanks.
+
+    Escaped characters come back as 2-char strings (`"\\\\x"`) so that they never count as
+    the legacy `:` or a boundary space; `_re_char` takes their second character.
+    """
+    out: list[object] = []
+    i, n = 0, len(spec)
+    while i < n:
+        c = spec[i]
+        if c == "\\" and i + 1 < n:
+            out.append("\\" + spec[i + 1])
+            i += 2
+            continue
+        if c == "*":
+            if not (out and out[-1] is _STAR):
+                out.append(_STAR)
+        elif c in " \t\n":
+            if not (out and out[-1] == " "):
+                out.append(" ")
+        else:
+            out.append(c)
+        i += 1
+    out = _trim(out)
+    if len(out) >= 2 and out[-1] is _STAR and out[-2] == ":":  # legacy `npm run test:*`
+        out[-2:] = [" ", _STAR]
+    return _trim([e for i, e in enumerate(out) if not (e == " " and i and out[i - 1] == " ")])
+
+
+def _trim(elems: list[object]) -> list[object]:
+    """Without unescaped blanks at either end."""
+    lo, hi = 0, len(elems)
+    while lo < hi and elems[lo] == " ":
+        lo += 1
+    while hi > lo and elems[hi - 1] == " ":
+        hi -= 1
+    return elems[lo:hi]
+
+
+def _re_char(e: str) -> str:
+    ch = e[-1]
+    if ch.isalnum() or ch == "_" or ord(ch) > 0x7F:
+        return ch
+    if ord(ch) < 0x21 or ord(ch) == 0x7F:
+        return f"\\x{ord(ch):02x}"
+    return "\\" + ch
+
+
+# --------------------------------------------------------------------------- views
+
+
+def view(value: object, ctx: object = None) -> ArgView:
+    """The shell view of an argument value: one unit per simple command (see the module doc).
+
+    Args:
+        value: the command, a string or (Codex) a list of argv words.
+        ctx: accepted for symmetry with the other kinds; a shell view does not depend on it.
+
+    Never raises: anything that cannot be analysed becomes a never-allowable unit.
+    """
+    return _view_text(_as_text(value))
+
+
+def _as_text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple):
+        return shlex.join(str(v) for v in value)
+    return str(value)
+
+
+@functools.lru_cache(maxsize=1024)
+def _view_text(text: str) -> ArgView:
+    if len(text) > MAX_COMMAND_CHARS:
+        return _opaque_view(text, f"longer than {MAX_COMMAND_CHARS} characters")
+    try:
+        units = _script_units(text, 0, taint=False)
+    except Unparseable as exc:
+        return _opaque_view(text, str(exc))
+    except RecursionError:
+        return _opaque_view(text, "commands nest too deeply")
+    except Exception as exc:  # INVARIANT: view() never raises; the unexpected fails closed
+        return _opaque_view(text, f"internal error ({type(exc).__name__})")
+    if not units:  # empty or only comments
+        units = [Unit(allow_texts=("",), deny_texts=(text,))]
+    return ArgView(units=tuple(dict.fromkeys(units)), whole=(text,))
+
+
+def _opaque_view(text: str, reason: str) -> ArgView:
+    texts = [text]
+    for words in fallback_pieces(text)[:_MAX_FALLBACK_PIECES]:
+        for k in _deny_starts(words):
+            texts.extend(_stage_texts(words, k))
+    unit = Unit(allow_texts=(), deny_texts=_uniq(texts))
+    return ArgView(units=(unit,), whole=(text,), diagnostics=(f"shell command not analysed: {reason}",))
+
+
+def _script_units(text: str, depth: int, *, taint: bool) -> list[Unit]:
+    commands = parse_script(text, depth)
+    units: list[Unit] = []
+    for cmd in commands:
+        units.extend(_command_units(cmd, depth, taint))
+    if any(_stdin_shell(cmd) for cmd in commands):
+        for script, tainted in _piped_scripts(commands).items():
+            units.extend(_script_units(script, depth + 1, taint=taint or tainted))
+    return units
+
+
+def _stdin_shell(cmd: Command) -> bool:
+    """Does the command (seen through its wrappers) run a shell that reads its script from stdin?"""
+    values = [w.value for w in cmd.words]
+    for k in [_allow_start(values), *_deny_starts(values)] if values else []:
+        if basename(values[k]) in SHELLS and shell_mode(values[k + 1 :])[0] == "stdin":
+            return True
+    return False
+
+
+def _piped_scripts(commands: Sequence[Command]) -> dict[str, bool]:
+    """What may reach a stdin shell (`cat <<EOF | sh`, `echo 'rm x' | bash`): text -> tainted.
+
+    Over-approximates on purpose: every heredoc, here-string and echo/printf text of the script.
+    """
+    scripts: dict[str, bool] = {}
+    for cmd in commands:
+        for s in cmd.stdin:
+            scripts[s.text] = scripts.get(s.text, False) or not s.literal
+        words = cmd.words
+        if words and basename(words[0].value) in ("echo", "printf"):
+            args = [w for w in words[1:] if not re.fullmatch(r"-[neE]+", w.value)]
+            if args:
+                _add_script(scripts, args, tuple(range(len(args))), 0)
+    return scripts
+
+
+def _command_units(cmd: Command, depth: int, taint: bool) -> list[Unit]:
+    full = _join(cmd.assigns + cmd.words)
+    if not cmd.words:  # only assignments and/or redirections
+        allow = () if taint else (full,)
+        return [Unit(allow, _uniq([cmd.raw, full]), writes=cmd.writes)]
+    values = [w.value for w in cmd.words]
+    k0 = _allow_start(values)
+    blocked = taint or _allow_blocked(cmd, k0)
+    starts = _deny_starts(values)
+    stages = list(dict.fromkeys([k0, *starts]))
+    texts = [cmd.raw, full]
+    for k in stages:
+        texts.extend(_stage_texts(values, k))
+    texts.extend(_brace_texts(cmd.words[k0], values[k0 + 1 :]))
+    unit = Unit(
+        allow_texts=() if blocked else (" ".join(values[k0:]),),
+        deny_texts=_uniq(texts),
+        exec_capable=exec_capable(values[k0:]),
+        writes=cmd.writes + _tee_writes(values, stages),
+    )
+    return _with_nested(unit, cmd, stages, depth, taint=taint, blocked=blocked)
+
+
+def _with_nested(
+    unit: Unit, cmd: Command, stages: list[int], depth: int, *, taint: bool, blocked: bool
+) -> list[Unit]:
+    """The command's unit plus its nested scripts' units (or, if transparent, instead of it)."""
+    scripts, transparent = _scripts(cmd, stages)
+    inner: list[Unit] = []
+    replaced: list[Unit] = []
+    for text, tainted in scripts.items():
+        if text == transparent and not tainted:
+            replaced = _script_units(text, depth + 1, taint=blocked)
+        else:
+            inner.extend(_script_units(text, depth + 1, taint=taint or tainted))
+    if replaced:
+        return [_merge(u, unit) for u in replaced] + inner
+    return [unit, *inner]
+
+
+def _scripts(cmd: Command, stages: list[int]) -> tuple[dict[str, bool], str | None]:
+    """Scripts the command runs as shell code: text -> tainted; and the transparent one's text."""
+    scripts: dict[str, bool] = {}
+    transparent: str | None = None
+    for n, k in enumerate(stages):
+        words = cmd.words[k:]
+        values = [w.value for w in words]
+        if (idx := script_of(values)) is not None:
+            text = _add_script(scripts, words, idx, 0)
+            transparent = text if n == 0 else transparent
+        for idx2, cut in nested_scripts(values):
+            _add_script(scripts, words, idx2, cut)
+        if basename(values[0]) in SHELLS and shell_mode(values[1:])[0] == "stdin":
+            for s in cmd.stdin:
+                scripts[s.text] = scripts.get(s.text, False) or not s.literal
+    return scripts, transparent
+
+
+def _add_script(scripts: dict[str, bool], words: Sequence[Word], idx: tuple[int, ...], cut: int) -> str:
+    text = " ".join(words[i].value for i in idx)[cut:]
+    tainted = any(words[i].dynamic for i in idx)
+    scripts[text] = scripts.get(text, False) or tainted
+    return text
+
+
+def _merge(inner: Unit, wrapper: Unit) -> Unit:
+    """An inner unit of a transparent wrapper: the wrapper's deny texts and writes added."""
+    return Unit(
+        allow_texts=inner.allow_texts,
+        deny_texts=_uniq([*inner.deny_texts, *wrapper.deny_texts]),
+        exec_capable=inner.exec_capable,
+        writes=inner.writes + wrapper.writes,
+    )
+
+
+# --------------------------------------------------------------------------- allow side
+
+
+def _allow_start(values: Sequence[str]) -> int:
+    """Index of the command once the allow-side wrappers are stripped (strict grammars)."""
+    k = 0
+    for _ in range(len(values)):
+        j = inner_start(values[k:], strict=True)
+        if j is None:
+            break
+        k += j
+    return k
+
+
+def _allow_blocked(cmd: Command, k0: int) -> bool:
+    head = cmd.words[k0]
+    if head.dynamic or head.globby or not all(_safe_assign(a.value) for a in cmd.assigns):
+        return True
+    if any("@P}" in w.raw for w in cmd.assigns + cmd.words):
+        return True  # ${x@P} expands $(...) found in the variable's value
+    return _subscript_injection(cmd.words[k0:])
+
+
+def _safe_assign(assignment: str) -> bool:
+    name = assignment.split("=", 1)[0].rstrip("+")
+    return name in SAFE_ENV or re.fullmatch(r"LC_[A-Z]+", name) is not None
+
+
+def _subscript_injection(words: Sequence[Word]) -> bool:
+    """`printf -v 'a[$(cmd)]'` & co: bash evaluates a literal subscript, running `cmd`."""
+    if basename(words[0].value) not in _EVAL_BUILTINS:
+        return False
+    return any("[" in w.value and ("$(" in w.value or "`" in w.value) for w in words[1:])
+
+
+# --------------------------------------------------------------------------- deny side
+
+
+def _deny_starts(values: Sequence[str]) -> list[int]:
+    """Start index of every see-through stage: assignments and any wrapper, leniently."""
+    starts, k = [0], 0
+    for _ in range(len(values)):
+        j = k
+        while j < len(values) and ASSIGNMENT.match(values[j]):
+            j += 1
+        if j >= len(values):
+            break
+        if j != k:
+            starts.append(j)
+        inner = inner_start(values[j:], strict=False)
+        if inner is None:
+            break
+        k = j + inner
+        starts.append(k)
+    return starts
+
+
+def _stage_texts(values: Sequence[str], k: int) -> list[str]:
+    """The stage starting at `k`, its `find -exec` commands, and path-to-basename variants."""
+    rest = list(values[k:])
+    groups = [rest] + [rest[a:b] for a, b in find_exec_segments(rest)]
+    texts: list[str] = []
+    for words in groups:
+        texts.append(" ".join(words))
+        if words and "/" in words[0]:
+            texts.append(" ".join([basename(words[0]), *words[1:]]))
+    return texts
+
+
+def _brace_texts(head: Word, rest: Sequence[str]) -> list[str]:
+    """`{rm,-rf,/}` runs `rm -rf /`: one level of brace expansion of the command word."""
+    value = head.value
+    lo = value.find("{") if head.globby else -1
+    hi = value.find("}", lo + 1) if lo >= 0 else -1
+    while lo >= 0 and hi > lo and "{" in value[lo + 1 : hi]:
+        lo = value.find("{", lo + 1)  # the innermost group before the first `}`
+    if lo < 0 or hi < 0 or "," not in value[lo + 1 : hi]:
+        return []
+    pre, post = value[:lo], value[hi + 1 :]
+    words = [pre + alt + post for alt in value[lo + 1 : hi].split(",")]
+    return [" ".join([*words, *rest])]
+
+
+def _tee_writes(values: Sequence[str], stages: Iterable[int]) -> tuple[str, ...]:
+    out: list[str] = []
+    for k in stages:
+        if basename(values[k]) != "tee":
+            continue
+        opts = True
+        for v in values[k + 1 :]:
+            if opts and v == "--":
+                opts = False
+            elif not (opts and v.startswith("-") and v != "-") and v not in NON_FILES:
+                out.append(v)
+    return tuple(dict.fromkeys(out))
+
+
+def _join(words: Iterable[Word]) -> str:
+    return " ".join(w.value for w in words)
+
+
+def _uniq(texts: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(texts))
