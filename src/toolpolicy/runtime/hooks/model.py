@@ -73,8 +73,7 @@ SYSTEM_PROMPT_JSON = (
 SYSTEM_PROMPT_TEXT = (
     "You are a hook running inside an autonomous agent.\n"
     "Follow the hook's instructions in the user message and reply ONLY with concise free-form "
-    "text suitable for direct injection into the agent's context as additional context.\n"
-    + _DATA_RULE
+    "text suitable for direct injection into the agent's context as additional context.\n" + _DATA_RULE
 )
 
 
@@ -148,7 +147,9 @@ async def _ask(
             spec.timeout,
         )
     except TimeoutError:
-        raise ModelHookError(f"model judge failed: `{spec.model}` did not answer within {spec.timeout:g}s") from None
+        raise ModelHookError(
+            f"model judge failed: `{spec.model}` did not answer within {spec.timeout:g}s"
+        ) from None
     except ProviderError as exc:
         raise ModelHookError(f"model judge failed: {exc}") from None
 
@@ -233,7 +234,9 @@ def _decode_object(text: str) -> list[tuple[str, Any]]:
     try:
         value = json.loads(text, object_pairs_hook=lambda pairs: pairs)
     except json.JSONDecodeError as exc:
-        raise ModelHookError(f"model judge failed: the reply is not valid JSON ({exc.msg}): {_excerpt(text)}") from None
+        raise ModelHookError(
+            f"model judge failed: the reply is not valid JSON ({exc.msg}): {_excerpt(text)}"
+        ) from None
     if not isinstance(value, list):
         raise ModelHookError("model judge failed: the reply's JSON is not an object")
     return value

@@ -335,7 +335,7 @@ def go_print(value: Any) -> str:
 
 def _digits(value: float) -> tuple[str, int]:
     """Shortest round-trip decimal digits of |value| and the decimal point position."""
-    sign, digits, exponent = Decimal(repr(abs(value))).normalize().as_tuple()
+    _sign, digits, exponent = Decimal(repr(abs(value))).normalize().as_tuple()
     text = "".join(map(str, digits)) or "0"
     assert isinstance(exponent, int)
     return text, len(text) + exponent

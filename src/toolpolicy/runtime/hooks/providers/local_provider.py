@@ -18,6 +18,8 @@ Options: `max_tokens`, `temperature`, `n_ctx` (default 2048), `n_threads`, `chat
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import copy
 import hashlib
 import os
@@ -83,22 +85,24 @@ def _is_verified(path: Path, sha256: str) -> bool:
     except OSError:
         return False
     expected_stamp = f"{sha256} {stat.st_size} {stat.st_mtime_ns}\n"
-    try:
-        if _stamp(path).read_text() == expected_stamp:
-            return True
-    except OSError:
-        pass
+    if _read_stamp(path) == expected_stamp:
+        return True
     if _sha256(path) != sha256:
         return False
     _write_stamp(path, expected_stamp)
     return True
 
 
-def _write_stamp(path: Path, text: str) -> None:
+def _read_stamp(path: Path) -> str | None:
     try:
-        _stamp(path).write_text(text)
+        return _stamp(path).read_text()
     except OSError:
-        pass  # a read-only cache still works, it just re-hashes next time
+        return None
+
+
+def _write_stamp(path: Path, text: str) -> None:
+    with contextlib.suppress(OSError):  # a read-only cache still works: it re-hashes next time
+        _stamp(path).write_text(text)
 
 
 def _sha256(path: Path) -> str:
@@ -149,7 +153,9 @@ def resolve_model(name: str) -> tuple[Path, bool]:
     if name == EMBEDDED_NAME:
         return embedded_model_path(), True
     if not (name.endswith(".gguf") or "/" in name or os.sep in name):
-        raise ProviderError(f"unknown local model `{name}`; use `local/{EMBEDDED_NAME}` or a path to a .gguf file")
+        raise ProviderError(
+            f"unknown local model `{name}`; use `local/{EMBEDDED_NAME}` or a path to a .gguf file"
+        )
     path = Path(name).expanduser()
     if not path.is_file():
         raise ProviderError(f"local model file `{path}` does not exist")
@@ -174,8 +180,20 @@ _models: dict[tuple[str, int, str | None], LoadedModel] = {}
 _models_lock = threading.Lock()
 
 
-def load_model(name: str, *, n_ctx: int = DEFAULT_N_CTX, n_threads: int | None = None,
-               chat_format: str | None = None) -> LoadedModel:
+@atexit.register
+def _close_models() -> None:
+    # Free the models while llama_cpp is still intact (its __del__ fails at interpreter exit).
+    with _models_lock:
+        for model in _models.values():
+            close = getattr(model.llama, "close", None)
+            if close is not None:
+                close()
+        _models.clear()
+
+
+def load_model(
+    name: str, *, n_ctx: int = DEFAULT_N_CTX, n_threads: int | None = None, chat_format: str | None = None
+) -> LoadedModel:
     """Load (once per process) the model `local/<name>` names; blocking, call off the loop."""
     path, embedded = resolve_model(name)
     fmt = chat_format or ("gemma" if embedded else None)
@@ -188,6 +206,12 @@ def load_model(name: str, *, n_ctx: int = DEFAULT_N_CTX, n_threads: int | None =
         return model
 
 
+def default_threads() -> int:
+    """Half the cores, at most 4: a 270M model is memory-bound, and spare cores keep the
+    grammar sampler (Python) and the event loop from fighting llama.cpp's spinning workers."""
+    return max(1, min(4, (os.cpu_count() or 2) // 2))
+
+
 def _new_llama(path: Path, n_ctx: int, n_threads: int | None, chat_format: str | None) -> Any:
     try:
         from llama_cpp import Llama
@@ -197,7 +221,7 @@ def _new_llama(path: Path, n_ctx: int, n_threads: int | None, chat_format: str |
         return Llama(
             model_path=str(path),
             n_ctx=n_ctx,
-            n_threads=n_threads or os.cpu_count() or 1,
+            n_threads=n_threads or default_threads(),
             chat_format=chat_format,
             verbose=False,
         )

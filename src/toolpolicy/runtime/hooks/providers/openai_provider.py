@@ -52,9 +52,7 @@ def _import_sdk() -> Any:
     try:
         import openai
     except ImportError:
-        raise ProviderError(
-            "the `openai` package is not installed; install `toolpolicy[openai]`"
-        ) from None
+        raise ProviderError("the `openai` package is not installed; install `toolpolicy[openai]`") from None
     return openai
 
 
