@@ -169,3 +169,33 @@ async def test_sync_decide_with_hooks_inside_running_loop(tmp_path: Path) -> Non
     veto = script(tmp_path, "veto.sh", "exit 2\n")
     engine = engine_for(tmp_path, {"version": 1, "default": "allow", "hooks": hooks("pre_tool_use", veto)})
     assert engine.decide("x", {}).decision == "deny"
+
+
+def test_decision_log_and_approval_hooks(tmp_path: Path) -> None:
+    seen = tmp_path / "approval.json"
+    hook = script(tmp_path, "approval.sh", f"cat > {seen}\n")
+    policy = {"version": 1, "permissions": {"deny": ["deploy:token=*"]},
+              "hooks": hooks("on_tool_approval_decision", hook)}
+    (tmp_path / "p.yaml").write_text(json.dumps(policy))
+    log = tmp_path / "decisions.jsonl"
+    engine = Engine(load_policy(tmp_path / "p.yaml"), log=str(log))
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    d = engine.decide("deploy", {"token": secret})
+    assert d.decision == "deny"
+    entry = json.loads(log.read_text().splitlines()[0])
+    assert entry["decision"] == "deny" and entry["rule"] == "permissions.deny[0]"
+    assert entry["policy_digest"].startswith("sha256:") and "latency_ms" in entry
+    assert secret not in log.read_text()
+    payload = json.loads(seen.read_text())
+    assert payload["approval_decision"] == "deny" and payload["approval_source"] == "rule"
+    assert secret not in seen.read_text()
+    assert engine.denials.count(tool="deploy") == 1
+
+
+def test_builtin_redact_secrets_rewrites_input(tmp_path: Path) -> None:
+    policy = {"version": 1, "default": "ask",
+              "hooks": {"pre_tool_use": [{"hooks": [{"type": "builtin", "builtin": "redact_secrets"}]}]}}
+    secret = "AKIA" + "ABCDEFGHIJKLMNOP"
+    d = engine_for(tmp_path, policy).decide("shell", {"cmd": f"echo {secret}", "cwd": "/tmp"})
+    assert d.updated_input is not None and secret not in json.dumps(d.updated_input)
+    assert d.updated_input["cwd"] == "/tmp"

@@ -265,7 +265,7 @@ def _working_dir(wd: str | None, lp: LoadedPolicy) -> str | None:
 
 
 def _builtin_spec(work: Work, lp: LoadedPolicy, path: tuple[Any, ...], hook: Any, env: Any, loc: str) -> Any:
-    from ..runtime.hooks.builtins import known_builtins
+    from ..runtime.hooks.builtins import check_builtin_args, known_builtins
 
     name = hook.builtin or hook.command
     if not name:
@@ -277,6 +277,10 @@ def _builtin_spec(work: Work, lp: LoadedPolicy, path: tuple[Any, ...], hook: Any
         work.errors.add(PolicyError(f"unknown builtin hook `{name}`", code="policy_unknown_builtin",
                                     location=lp.located.loc((*path, key)),
                                     help=did_you_mean(name, known_builtins())))
+        return None
+    problem = check_builtin_args(name, hook.args)
+    if problem:
+        work.errors.add(PolicyError(problem, code="policy_builtin_args", location=lp.located.loc((*path, "args"))))
         return None
     return BuiltinHookSpec(name, tuple(hook.args), float(hook.timeout), hook.on_error, env,
                            _working_dir(hook.working_dir, lp), hook.name, loc)

@@ -89,7 +89,12 @@ class Engine:
             decision = stop.value
         except Exception as exc:  # fail closed on anything unexpected
             decision = _internal_error(exc)
-        self._record(tool, args, decision, start)
+        entry = self._record(tool, args, decision, start)
+        if self._wants_approval_hooks():
+            try:
+                self._run_hooks_sync(self._approval_request(tool, decision, entry))
+            except Exception:  # noqa: S110 - an observational event never changes the decision
+                pass
         return decision
 
     async def adecide(self, tool: str, args: Any = None, *, context: Mapping[str, Any] | None = None,
@@ -105,7 +110,12 @@ class Engine:
             decision = stop.value
         except Exception as exc:
             decision = _internal_error(exc)
-        self._record(tool, args, decision, start)
+        entry = self._record(tool, args, decision, start)
+        if self._wants_approval_hooks():
+            try:
+                await self._run_hooks(self._approval_request(tool, decision, entry))
+            except Exception:  # noqa: S110 - an observational event never changes the decision
+                pass
         return decision
 
     def dispatch(self, event: str, payload: Mapping[str, Any] | None = None) -> HookResult:
@@ -284,19 +294,41 @@ class Engine:
             self._tracker = DenialTracker()
         return self._tracker
 
-    def _record(self, tool: Any, args: Any, decision: Decision, start: float) -> None:
+    def _record(self, tool: Any, args: Any, decision: Decision, start: float) -> dict[str, Any] | None:
+        """Count denials; write the decision log; return the log record (None when not needed)."""
         latency_ms = (time.perf_counter() - start) * 1000
         try:
             if decision.decision == "deny":
                 self.denials.record(self.session_id, str(tool), decision.decision)
-            if self._log is not None:
-                from .log import make_entry
+            if self._log is None and not self._wants_approval_hooks():
+                return None
+            from .log import make_entry
 
-                self._log.record(make_entry(policy_digest=self.policy.digest, tool=str(tool), args=args,
-                                            decision=decision.to_json(), latency_ms=latency_ms,
-                                            hooks=list(decision.hooks), session_id=self.session_id))
+            entry = make_entry(policy_digest=self.policy.digest, tool=str(tool), args=args,
+                               decision=decision.to_json(), latency_ms=latency_ms,
+                               hooks=list(decision.hooks), session_id=self.session_id)
+            if self._log is not None:
+                self._log.record(entry)
+            return entry
         except Exception:  # noqa: S110 - logging must never change or break a decision
-            pass
+            return None
+
+    def _wants_approval_hooks(self) -> bool:
+        return self.hooks_enabled and bool(self.policy.hooks.get("on_tool_approval_decision"))
+
+    def _approval_request(self, tool: Any, decision: Decision, entry: dict[str, Any] | None) -> HookRequest:
+        """on_tool_approval_decision hooks get the decision-log record (args already redacted)."""
+        record = dict(entry or {})
+        payload = {
+            "session_id": self.session_id,
+            "hook_event_name": "on_tool_approval_decision",
+            "tool_name": str(tool),
+            "tool_input": record.get("args") if isinstance(record.get("args"), dict) else {},
+            "approval_decision": decision.decision,
+            "approval_source": decision.source,
+            "decision_record": record,
+        }
+        return HookRequest("on_tool_approval_decision", payload, str(tool))
 
 
 def _open_log(target: Any) -> Any:

@@ -14,7 +14,6 @@ again by default (redaction is idempotent, so entries built elsewhere are covere
 from __future__ import annotations
 
 import datetime
-import io
 import json
 import os
 import threading
@@ -30,8 +29,8 @@ _FILE_MODE = 0o600  # a log of tool calls is private to its user, even redacted
 
 def utc_timestamp(now: datetime.datetime | None = None) -> str:
     """RFC 3339 UTC with milliseconds and a `Z`: `2025-01-31T12:00:00.123Z`."""
-    now = now or datetime.datetime.now(datetime.timezone.utc)
-    return now.astimezone(datetime.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    now = now or datetime.datetime.now(datetime.UTC)
+    return now.astimezone(datetime.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def make_entry(
@@ -120,7 +119,7 @@ class DecisionLog:
 def _open_append(path: Path) -> IO[str]:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, _FILE_MODE)
-    return io.open(fd, "a", encoding="utf-8", newline="\n")
+    return open(fd, "a", encoding="utf-8", newline="\n")
 
 
 def _decision_value(decision: Any) -> Any:
@@ -177,4 +176,8 @@ class DenialTracker:
         for (sid, tool), n in sorted(items, key=lambda kv: (kv[0][0] or "", kv[0][1])):
             by_tool[tool] += n
             by_session.setdefault(sid or "", {})[tool] = n
-        return {"total": sum(by_tool.values()), "by_tool": dict(sorted(by_tool.items())), "by_session": by_session}
+        return {
+            "total": sum(by_tool.values()),
+            "by_tool": dict(sorted(by_tool.items())),
+            "by_session": by_session,
+        }

@@ -10,7 +10,8 @@ The superset must match whenever the Python pattern matches, or a secret would b
 translation only ever widens: lookarounds, `\\b`, `^`, `$` and `\\A`/`\\Z` are dropped; counted
 repetitions lose their upper bound; `\\w`, `\\d` and `\\s` (Unicode in Python, ASCII in RE2) also
 accept every non-ASCII character. A pattern that cannot be translated (backreferences, verbose
-syntax, anything RE2 rejects) gets no prefilter and always runs. Single-pattern RE2 searches fall
+syntax, anything RE2 rejects) gets no prefilter and always runs. `compile_union` joins all the
+supersets into one alternation, so clean text costs a single pass. Single-regex RE2 searches fall
 back from the DFA to the NFA when memory runs short, so a prefilter never fails silently (an RE2
 *Set* can: it returns "no match" when its DFA runs out of memory, so it is not used).
 """
@@ -104,12 +105,22 @@ def _widen_class(cls: str) -> str:
 def compile_prefilter(pattern: re.Pattern[str]) -> Any | None:
     """A compiled RE2 (bytes) superset of `pattern`, or None when the pattern must always run."""
     src = re2_superset(pattern)
-    if src is None:
-        return None
+    return None if src is None else _compile(src)
+
+
+def compile_union(patterns: list[re.Pattern[str]]) -> Any | None:
+    """One RE2 alternation of the supersets of `patterns` (those that have one): a single pass
+    that says "none of them can match" for clean text. None if it cannot be built."""
+    sources = [src for p in patterns if (src := re2_superset(p)) is not None and _compile(src) is not None]
+    return _compile("|".join(f"(?:{src})" for src in sources)) if sources else None
+
+
+def _compile(src: str) -> Any | None:
     import re2
 
     options = re2.Options()
     options.log_errors = False
+    options.max_mem = 64 << 20  # room for the union's DFA; past it RE2 falls back, never fails
     try:
         return re2.compile(src.encode(), options)
     except re2.error:

@@ -71,7 +71,7 @@ PROMPT_FILE_CAP = 64 * 1024  # bytes injected per prompt file
 PROMPT_FILES_TOTAL_CAP = 256 * 1024
 LISTING_CAP = 100  # directory entries
 THREAD_THRESHOLD = 64 * 1024  # characters: redacting more than this goes to a worker thread
-_REDACT_MARGIN = 64 * 1024  # extra characters redacted around a cut (see `_limit_text`)
+_REDACT_MARGIN = 64 * 1024  # extra characters redacted around a cut (see `limit_text`)
 _READ_TOOLS = frozenset({"read_file", "read", "read_text_file", "read_multiple_files", "view", "readfile"})
 
 
