@@ -14,7 +14,7 @@ from .errors import PolicyError, PolicyErrors
 from .policies.loader import LoadedPolicy, load_native, read_source, syntax_of, validate
 from .policies.located import LocatedDoc, load_text
 from .runtime.compiled import CompiledPolicy
-from .source import Source
+from .source import Location, Source, Span
 
 NATIVE = "toolpolicy"
 FORMATS = (NATIVE, "claude-code", "docker-agent", "gemini", "codex", "agent-code")
@@ -22,20 +22,26 @@ FORMATS = (NATIVE, "claude-code", "docker-agent", "gemini", "codex", "agent-code
 
 def load_policy(path: str | os.PathLike[str] | None = None, *, text: str | None = None,
                 format: str | None = None, name: str | None = None,
-                base_dir: str | None = None) -> CompiledPolicy:
+                base_dir: str | None = None, import_options: dict[str, Any] | None = None) -> CompiledPolicy:
     """Parse, validate and compile a policy file (or `text`); raises `PolicyError` (with `.errors`).
 
     Args:
         path: the policy file. Its directory anchors `/`-relative path patterns and `extends`.
         text: the policy text instead of a file (`name` is its display name, e.g. `policy.yaml`).
         format: `toolpolicy` (native) or a foreign format; detected from the name and content if None.
+        import_options: options of a foreign format's importer (`scope=` for claude-code, `agent=`
+            for docker-agent, `tier=` for gemini).
+
+    Raises:
+        PolicyError: every problem of the file, located (`.errors` lists them, sorted).
     """
-    return compile_policy(load_document(path, text=text, format=format, name=name, base_dir=base_dir))
+    return compile_policy(load_document(path, text=text, format=format, name=name, base_dir=base_dir,
+                                        import_options=import_options))
 
 
 def load_document(path: str | os.PathLike[str] | None = None, *, text: str | None = None,
                   format: str | None = None, name: str | None = None,
-                  base_dir: str | None = None) -> LoadedPolicy:
+                  base_dir: str | None = None, import_options: dict[str, Any] | None = None) -> LoadedPolicy:
     """Load and validate (without compiling): the native document, whatever the input format."""
     source = _source(path, text, name)
     fmt = format or detect_format(source)
@@ -47,7 +53,7 @@ def load_document(path: str | os.PathLike[str] | None = None, *, text: str | Non
     try:
         if fmt == NATIVE:
             return load_native(source, base_dir=base_dir)
-        return _load_foreign(source, fmt, base_dir)
+        return _load_foreign(source, fmt, base_dir, import_options or {})
     except PolicyErrors as exc:
         raise _with_expression_errors(exc) from None
 
@@ -89,16 +95,32 @@ def detect_format(source: Source) -> str:
     return found or NATIVE
 
 
-def _load_foreign(source: Source, fmt: str, base_dir: str | None) -> LoadedPolicy:
+def _load_foreign(source: Source, fmt: str, base_dir: str | None, options: dict[str, Any]) -> LoadedPolicy:
     from .policies.formats import import_document
 
-    result = import_document(source.text, format=fmt, path=source.name)
+    result = import_document(source.text, format=fmt, path=source.name, **options)
     located = LocatedDoc(source, result.document)
+    _locate_from_origins(located, result.origins)
     document = validate(located)
     base = base_dir or os.path.dirname(os.path.abspath(source.name))
     loaded = LoadedPolicy(document, located, base, warnings=list(result.warnings))
     loaded.origins = dict(result.origins)
     return loaded
+
+
+def _locate_from_origins(located: LocatedDoc, origins: dict[str, str]) -> None:
+    """Point the imported document's paths at the source lines the importer says they came from."""
+    import re
+
+    for native_path, origin in origins.items():
+        m = re.search(r":(\d+)(?::(\d+))?$", origin)
+        if not m:
+            continue
+        parts: list[str | int] = []
+        for name, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", native_path):
+            parts.append(int(index) if index else name)
+        offset = located.source.offset_of(int(m.group(1)), int(m.group(2) or 1))
+        located.values[tuple(parts)] = Location(located.source, Span(offset, offset + 1))
 
 
 def native_syntax(path: str) -> str:

@@ -40,6 +40,7 @@ class SourceRule:
     modes: tuple[str, ...] | None
     doc: LocatedDoc
     path: tuple[Any, ...]
+    allow_redirection: bool = False
 
 
 @dataclass
@@ -121,7 +122,7 @@ def collect_rules(work: Work) -> None:
             work.source_rules.append(SourceRule(
                 rule.id or f"{prefix}rules[{i}]", rule.decision, list(zip(matches, paths)), rule.when,
                 rule.priority, rule.reason, tuple(rule.modes) if rule.modes is not None else None,
-                lp.located, ("rules", i)))
+                lp.located, ("rules", i), rule.allow_redirection))
     _check_duplicate_ids(work)
 
 
@@ -157,7 +158,8 @@ def compile_rules(work: Work) -> None:
                 index = len(work.rules)
                 work.rules.append(CompiledRule(
                     index, sr.id, sr.decision, sr.priority, shape.tools, shape.tool_globs, shape.tool_glob_texts,
-                    shape.conds, when_ast, sr.when, sr.modes, sr.reason, str(loc), expr))
+                    shape.conds, when_ast, sr.when, sr.modes, sr.reason, str(loc), expr,
+                    sr.allow_redirection and sr.decision == "allow"))
                 if when_fn is not None:
                     work.when_fns[index] = when_fn
         if len(work.rules) > MAX_RULES:

@@ -61,6 +61,7 @@ class CompiledRule:
     reason: str | None = None
     location: str | None = None
     expression: str = ""
+    allow_redirection: bool = False  # an allow that also covers the unit's output redirections
 
 
 @dataclass(frozen=True, slots=True)

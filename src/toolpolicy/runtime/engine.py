@@ -376,6 +376,8 @@ def _check_writes(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> R
     for i, unit in enumerate(view.units):
         if results[i][0] != "allow" or not unit.writes:
             continue
+        if results[i][1] is not None and results[i][1].allow_redirection:
+            continue
         for target in unit.writes[:16]:
             sub = _write_decision(engine, call, target)
             if sub.decision != "allow":

@@ -1,0 +1,174 @@
+"""Importers: other agents' configs -> native policy mappings (SPEC 7), and format detection.
+
+Place in the pipeline: `policies` layer, before validation. Each importer reads one foreign
+format and returns an `ImportResult`: a plain dict in the native schema (SPEC 1) that the native
+loader validates and compiles like any policy file, the located warnings about what could not be
+carried over, and `origins` (native path -> `file:line`) for comments in `policy import` output.
+
+| format         | file                                  | importer                          |
+|----------------|---------------------------------------|-----------------------------------|
+| `claude-code`  | `settings.json` (permissions, hooks)  | `claude_code.import_claude`       |
+| `docker-agent` | agent YAML (permissions, agent hooks) | `docker_agent.import_docker_agent`|
+| `gemini`       | policy TOML (`[[rule]]`)              | `gemini.import_gemini`            |
+| `codex`        | `.rules` (`prefix_rule(...)`)         | `codex.import_codex`              |
+| `agent-code`   | settings TOML (`[[hooks]]`)           | `agent_code.import_agent_code`    |
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from collections.abc import Callable
+from typing import Any
+
+from ...errors import PolicyError, did_you_mean
+from ...source import Source, whole
+from ._common import PARSE_ERROR, ImportResult
+
+NATIVE = "toolpolicy"
+FORMATS = (NATIVE, "claude-code", "docker-agent", "gemini", "codex", "agent-code")
+DEFAULT_NAMES = {
+    NATIVE: "policy.yaml",
+    "claude-code": "settings.json",
+    "docker-agent": "agent.yaml",
+    "gemini": "policy.toml",
+    "codex": "default.rules",
+    "agent-code": "settings.toml",
+}
+_CLAUDE_NAMES = frozenset({"settings.json", "settings.local.json", "managed-settings.json"})
+_YAML_KEY = re.compile(r"(?m)^([A-Za-z_][\w-]*)\s*:")
+
+
+def importer(fmt: str) -> Callable[..., ImportResult]:
+    """The import function of a foreign format."""
+    if fmt == "claude-code":
+        from .claude_code import import_claude
+
+        return import_claude
+    if fmt == "docker-agent":
+        from .docker_agent import import_docker_agent
+
+        return import_docker_agent
+    if fmt == "gemini":
+        from .gemini import import_gemini
+
+        return import_gemini
+    if fmt == "codex":
+        from .codex import import_codex
+
+        return import_codex
+    if fmt == "agent-code":
+        from .agent_code import import_agent_code
+
+        return import_agent_code
+    raise _unknown_format(fmt)
+
+
+def import_document(
+    text: str, *, format: str, path: str | os.PathLike[str] | None = None, **options: Any
+) -> ImportResult:
+    """Import `text` written in `format`; `path` names it in locations (and anchors Claude paths).
+
+    Malformed input raises `PolicyError` (code `import_parse_error`, located); semantics that
+    cannot be expressed natively come back as `ImportResult.warnings`. `options` are passed to the
+    format's importer (`scope=` for claude-code, `agent=` for docker-agent, `tier=` for gemini).
+    `format="toolpolicy"` returns the native document as it is.
+    """
+    name = os.fspath(path) if path is not None else None
+    if format == NATIVE:
+        return _native(text, name)
+    return importer(format)(text, path=name, **options)
+
+
+def _native(text: str, path: str | None) -> ImportResult:
+    from ._common import load_toml, load_yaml
+
+    name = path or DEFAULT_NAMES[NATIVE]
+    source = Source(name, text)
+    located = load_toml(source) if name.lower().endswith(".toml") else load_yaml(source)
+    if not isinstance(located.data, dict):
+        raise PolicyError("a policy must be a mapping", code=PARSE_ERROR, location=whole(source))
+    return ImportResult(located.data, [], {})
+
+
+def _unknown_format(fmt: str) -> PolicyError:
+    return PolicyError(
+        f"unknown policy format `{fmt}`",
+        code="import_unknown_format",
+        help=did_you_mean(fmt, FORMATS) or f"formats: {', '.join(FORMATS)}",
+    )
+
+
+# ---- detection
+
+
+def detect_format(path: str | os.PathLike[str] | None, text: str) -> str:
+    """The format of a policy file, from its name first and its content second.
+
+    Returns one of `FORMATS`; `toolpolicy` (native) when nothing points elsewhere, so that the
+    native loader reports what is wrong with the file.
+    """
+    name = os.path.basename(os.fspath(path)).lower() if path is not None else ""
+    ext = os.path.splitext(name)[1]
+    if ext in (".rules", ".codexpolicy"):
+        return "codex"
+    if ext == ".json" or name in _CLAUDE_NAMES:
+        return _detect_json(text)
+    if ext == ".toml":
+        return _detect_toml(text)
+    if ext in (".yaml", ".yml"):
+        return _detect_yaml(text)
+    return _sniff(text)
+
+
+def _detect_json(text: str) -> str:
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return "claude-code" if re.search(r'"(permissions|hooks)"\s*:', text) else NATIVE
+    # Claude Code settings never carry `version`, which a native policy requires.
+    return "claude-code" if isinstance(data, dict) and "version" not in data else NATIVE
+
+
+def _detect_toml(text: str) -> str:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return _sniff(text)
+    if "version" in data:
+        return NATIVE
+    if not data or isinstance(data.get("rule"), list) or "safety_checker" in data:
+        return "gemini"  # an empty Gemini policy is valid, an empty native one is not
+    hooks = data.get("hooks")
+    perms = data.get("permissions")
+    if isinstance(hooks, list) or (isinstance(perms, dict) and ({"default_mode", "rules"} & set(perms))):
+        return "agent-code"
+    return NATIVE
+
+
+def _detect_yaml(text: str) -> str:
+    keys = set(_YAML_KEY.findall(text))
+    if "version" in keys:
+        return NATIVE
+    if keys & {"agents", "permissions", "models", "settings"}:
+        return "docker-agent"
+    return NATIVE
+
+
+def _sniff(text: str) -> str:
+    """Content-only detection for files with an unknown extension."""
+    stripped = text.lstrip()
+    if re.search(r"(?m)^\s*(prefix_rule|host_executable|network_rule)\s*\(", text):
+        return "codex"
+    if stripped.startswith("{"):
+        return _detect_json(text)
+    if re.search(r"(?m)^\s*\[\[\s*rule\b", text):
+        return "gemini"
+    if re.search(r"(?m)^\s*\[\[\s*hooks\b", text):
+        return "agent-code"
+    return _detect_yaml(text)
+
+
+__all__ = ["DEFAULT_NAMES", "FORMATS", "ImportResult", "detect_format", "import_document", "importer"]

@@ -21,42 +21,53 @@ Views (`view`), one `Unit` per simple command, substitutions and nested scripts 
   assigned first (`PATH=`, `LD_*`, `GIT_*`, `PAGER`, `DEBUG`...: anything not listed), when the
   command word is an expansion or an unquoted glob/brace (`$X`, `$(cmd)`, `/bin/r?`,
   `{rm,x}`), when an evaluating builtin (`printf -v`, `read`, `declare`, `test -v`...) gets a
-  literal `a[$(cmd)]` subscript (bash runs it), when `${x@P}` is used, and inside a script
+  literal `a[$(cmd)]` subscript (bash runs it), when `${x@P}` or `${!x}` is used, and inside a script
   whose text is only known at run time (`bash -c "$X"`, `eval $cmd`, a heredoc with `$` fed
   to a shell). Commands that only assign (`x=1`) keep their text: a rule must name them.
   `DEBUG` is deliberately not in `SAFE_ENV`: many tools change behaviour under it.
 * `deny_texts` (deny/ask only): the source slice, the canonical text, the words with every
   assignment, and every stage of seeing through the wrappers above and `env`, `sudo`,
-  `doas`, `pkexec`, `xargs`, `watch`, `setsid`, `ionice`, `flock`, `exec` (lenient option
-  parsing, any order, each intermediate stage kept: `sudo rm -rf /` and `rm -rf /`), the
-  commands given to `find -exec/-execdir/-ok/-okdir`, a brace-expanded command word, and each
-  of these again with a path command word (`/bin/rm`, `./x/rm`) replaced by its basename.
+  `doas`, `pkexec`, `runuser -u`, `xargs`, `watch`, `setsid`, `ionice`, `flock`, `exec`
+  (lenient option parsing, any order, each intermediate stage kept: `sudo rm -rf /` and
+  `rm -rf /`), the commands given to `find -exec/-execdir/-ok/-okdir`, a brace-expanded
+  command word (`{rm,-rf,/}`), commands inside a quoted `$(...)` stored by an assignment or
+  an evaluating builtin (`x='a[$(rm y)]'`: arithmetic on `$x` would run it), and each of
+  these again with a path command word (`/bin/rm`, `./x/rm`) replaced by its basename.
 * `exec_capable` (only an exact rule may allow it): `find` with `-exec -execdir -ok -okdir
   -delete -fprint -fprint0 -fprintf -fls`; `xargs`, `watch`, `sudo`, `doas`, `pkexec`, `su`,
   `runuser`, `eval`, `parallel`, `chroot`, `unshare`, `nsenter` always; `env`, `setsid`,
   `ionice`, `flock`, `exec` and the wrappers above whenever a command follows them (i.e.
   when they were not stripped); a shell given `-c` or reading commands from stdin (`curl | sh`,
-  `bash <<EOF`, `bash -s`).
+  `bash <<EOF`, `bash -s`). `nohup` & co. are not on the list: they are stripped instead.
 * `writes`: output redirection targets (`> >> >| &> &>> <>`, `N>`, `>&file`; not `>&N`,
   `/dev/null`, `/dev/stdout`, `/dev/stderr`), redirections of enclosing `{ }`, `( )`, loops
   and functions included; and the file operands of `tee` (it writes them like `>` would).
+  Input redirections, heredocs and here-strings are not writes.
 
 Nested scripts. `bash|sh|zsh|dash|ksh|... [opts] -c STR` and `eval ARGS` are *transparent*:
 the unit is replaced by the units of the script (each also carrying the wrapper's deny texts
 and writes), so `bash -lc 'python3 <<EOF ...'` is allowed by a `python3` rule and
 `bash -c 'ls && rm x'` needs `rm x` allowed. Scripts run by other commands (`sudo bash -c`,
-`xargs sh -c`, `find -exec sh -c`, `watch STR`, `su -c`, `flock -c`, `env -S`, `trap`,
-`alias`, a shell's heredoc or here-string) add their units beside the command's own. When
-the script's text depends on an expansion, its units can never be allowed.
+`xargs sh -c`, `find -exec sh -c`, `watch STR`, `su -c`, `flock F -c`, `env -S`, `trap`,
+`alias`, a shell's heredoc or here-string) add their units beside the command's own. When a
+script reads stdin (`cat <<EOF | sh`, `echo 'rm x' | bash`), every heredoc, here-string and
+echo/printf text of the script is analysed as a script too. When a script's text depends
+on an expansion (`bash -c "$X"`, `eval $cmd`, an unquoted heredoc with `$` fed to a shell),
+its units can never be allowed. Nesting counts against `MAX_DEPTH` like `$(...)` does.
 
 Unparseable text (see `shell_parse`), a command over `MAX_COMMAND_CHARS`, or nesting deeper
 than `MAX_DEPTH`: a single unit that can never be allowed, whose deny texts are the whole
-string plus the stages of a crude split on operators (so `*sudo*` or `rm *` still fire).
-An empty or comment-only command is one unit with the empty text.
+string plus the stages of a crude split on operators (so `*sudo*` or `rm *` still fire),
+and a diagnostic. An empty or comment-only command is one unit with the empty text. Lone
+surrogates (invalid UTF-16 from JSON) become U+FFFD in every text, since RE2 cannot match them.
 
-Not handled (documented limits): `case`, `select`, `coproc` and `(( ))` arithmetic commands
-are unparseable to bashlex; a canonical text loses quoting, so a specifier with quotes
-(`Bash(git commit -m "x")`) never matches; aliases defined in an earlier call are unknown.
+Known limits: bashlex cannot parse `case`, `select`, `coproc`, `for ((...))` or `a=(...)`
+(never allowed, deny via the crude split); it reads `(( expr ))` as subshells and `ls;#c` as
+running `c` (extra units: a needless ask, never a wrong allow). A canonical text loses
+quoting, so a specifier with quotes (`Bash(git commit -m "x")`) never matches. Aliases and
+functions defined by earlier calls are unknown. Environment runners (`npx`, `docker exec`,
+`devbox run`) and interpreters (`python -c`) are ordinary commands: a prefix rule covers
+whatever they run, as in Claude Code.
 """
 
 from __future__ import annotations
@@ -74,6 +85,7 @@ from .shell_parse import (
     Unparseable,
     Word,
     fallback_pieces,
+    find_substitutions,
     parse_script,
 )
 from .shell_wrappers import (
@@ -92,10 +104,10 @@ __all__ = ["MAX_COMMAND_CHARS", "MAX_DEPTH", "SAFE_ENV", "compile_spec", "view"]
 
 MAX_COMMAND_CHARS = 10_000
 SAFE_ENV = frozenset(
-    {"NODE_ENV", "CI", "LANG", "LANGUAGE", "TZ", "NO_COLOR", "FORCE_COLOR", "TERM"}
-    | {"COLUMNS", "LINES"}
+    {"NODE_ENV", "CI", "LANG", "LANGUAGE", "TZ", "NO_COLOR", "FORCE_COLOR", "TERM"} | {"COLUMNS", "LINES"}
 )  # plus LC_* (see _safe_assign)
 _MAX_FALLBACK_PIECES = 2_000
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _EVAL_BUILTINS = frozenset(
     {"let", "declare", "typeset", "local", "export", "readonly", "printf", "read", "unset"}
     | {"test", "[", "[[", "mapfile", "readarray", "wait"}
@@ -174,6 +186,8 @@ def _trim(elems: list[object]) -> list[object]:
 
 def _re_char(e: str) -> str:
     ch = e[-1]
+    if "\ud800" <= ch <= "\udfff":
+        return "\\x{fffd}"  # views replace lone surrogates the same way (see _clean)
     if ch.isalnum() or ch == "_" or ord(ch) > 0x7F:
         return ch
     if ord(ch) < 0x21 or ord(ch) == 0x7F:
@@ -193,7 +207,10 @@ def view(value: object, ctx: object = None) -> ArgView:
 
     Never raises: anything that cannot be analysed becomes a never-allowable unit.
     """
-    return _view_text(_as_text(value))
+    text = _as_text(value)
+    if len(text) > MAX_COMMAND_CHARS:
+        return _long_view(text)
+    return _view_text(text)
 
 
 def _as_text(value: object) -> str:
@@ -204,10 +221,19 @@ def _as_text(value: object) -> str:
     return str(value)
 
 
+def _clean(text: str) -> str:
+    """Lone surrogates (possible in JSON input) become U+FFFD: RE2 cannot match them."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+@functools.lru_cache(maxsize=16)  # few, since each pins a long string
+def _long_view(text: str) -> ArgView:
+    return _opaque_view(_clean(text), f"longer than {MAX_COMMAND_CHARS} characters")
+
+
 @functools.lru_cache(maxsize=1024)
-def _view_text(text: str) -> ArgView:
-    if len(text) > MAX_COMMAND_CHARS:
-        return _opaque_view(text, f"longer than {MAX_COMMAND_CHARS} characters")
+def _view_text(raw: str) -> ArgView:
+    text = _clean(raw)
     try:
         units = _script_units(text, 0, taint=False)
     except Unparseable as exc:
@@ -281,6 +307,7 @@ def _command_units(cmd: Command, depth: int, taint: bool) -> list[Unit]:
     for k in stages:
         texts.extend(_stage_texts(values, k))
     texts.extend(_brace_texts(cmd.words[k0], values[k0 + 1 :]))
+    texts.extend(_latent_texts(cmd, depth))
     unit = Unit(
         allow_texts=() if blocked else (" ".join(values[k0:]),),
         deny_texts=_uniq(texts),
@@ -308,11 +335,14 @@ def _with_nested(
 
 
 def _scripts(cmd: Command, stages: list[int]) -> tuple[dict[str, bool], str | None]:
-    """Scripts the command runs as shell code: text -> tainted; and the transparent one's text."""
+    """Scripts the command runs as shell code: text -> tainted; and the transparent one's text.
+
+    Only the allow-side stage (`stages[0]`) can be transparent; the see-through stages and the
+    commands of `find -exec` add their scripts beside the command.
+    """
     scripts: dict[str, bool] = {}
     transparent: str | None = None
-    for n, k in enumerate(stages):
-        words = cmd.words[k:]
+    for n, words in enumerate(_word_groups(cmd.words, stages)):
         values = [w.value for w in words]
         if (idx := script_of(values)) is not None:
             text = _add_script(scripts, words, idx, 0)
@@ -323,6 +353,15 @@ def _scripts(cmd: Command, stages: list[int]) -> tuple[dict[str, bool], str | No
             for s in cmd.stdin:
                 scripts[s.text] = scripts.get(s.text, False) or not s.literal
     return scripts, transparent
+
+
+def _word_groups(words: Sequence[Word], stages: list[int]) -> list[Sequence[Word]]:
+    groups: list[Sequence[Word]] = []
+    for k in stages:
+        groups.append(words[k:])
+        values = [w.value for w in words[k:]]
+        groups.extend(words[k + a : k + b] for a, b in find_exec_segments(values))
+    return groups
 
 
 def _add_script(scripts: dict[str, bool], words: Sequence[Word], idx: tuple[int, ...], cut: int) -> str:
@@ -360,8 +399,8 @@ def _allow_blocked(cmd: Command, k0: int) -> bool:
     head = cmd.words[k0]
     if head.dynamic or head.globby or not all(_safe_assign(a.value) for a in cmd.assigns):
         return True
-    if any("@P}" in w.raw for w in cmd.assigns + cmd.words):
-        return True  # ${x@P} expands $(...) found in the variable's value
+    if any("@P}" in w.raw or "${!" in w.raw for w in cmd.assigns + cmd.words):
+        return True  # ${x@P} and ${!x} evaluate the variable's value (`a[$(cmd)]` runs cmd)
     return _subscript_injection(cmd.words[k0:])
 
 
@@ -423,6 +462,30 @@ def _brace_texts(head: Word, rest: Sequence[str]) -> list[str]:
     pre, post = value[:lo], value[hi + 1 :]
     words = [pre + alt + post for alt in value[lo + 1 : hi].split(",")]
     return [" ".join([*words, *rest])]
+
+
+def _latent_texts(cmd: Command, depth: int) -> list[str]:
+    """Commands in a *quoted* `$(...)` stored in a variable (`x='a[$(rm y)]'`), for deny only.
+
+    Bash may run them later (arithmetic on `$x` evaluates the subscript, so does `${x@P}`);
+    they are not units, so an allow is unaffected, but a deny or ask sees them. Only
+    assignments and the arguments of evaluating builtins count (`echo '$(x)'` is just text).
+    """
+    out: list[str] = []
+    evaluating = bool(cmd.words) and basename(cmd.words[0].value) in _EVAL_BUILTINS
+    for word in cmd.assigns + (cmd.words if evaluating else ()):
+        if "$(" not in word.value and "`" not in word.value:
+            continue
+        try:
+            for inner in find_substitutions(word.value):
+                for c in parse_script(inner, depth + 1):
+                    values = [w.value for w in c.words]
+                    out.append(c.raw)
+                    for k in _deny_starts(values) if values else []:
+                        out.extend(_stage_texts(values, k))
+        except Unparseable:
+            continue  # best effort: the word is data as far as bash is concerned right now
+    return out
 
 
 def _tee_writes(values: Sequence[str], stages: Iterable[int]) -> tuple[str, ...]:

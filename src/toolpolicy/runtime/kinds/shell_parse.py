@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
-import bashlex
+import bashlex  # type: ignore[import-untyped]
 
 MAX_DEPTH = 8  # nesting bound for $(...), `...`, <(...) and nested scripts (bash -c, eval)
 _MAX_PARENS = 4 * MAX_DEPTH  # rough pre-check before bashlex (which recurses per level)
@@ -77,7 +78,6 @@ _ANSI_SIMPLE = {
     "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
     "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
 }  # fmt: skip
-_NAME_START = re.compile(r"[A-Za-z_]")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _HEX = "0123456789abcdefABCDEF"
 
@@ -219,8 +219,8 @@ def _expansion_end(raw: str, i: int) -> int:
         j = match_brace(raw, i + 2)
     elif nxt == "(" or nxt == "[":
         j = match_paren(raw, i + 2) if nxt == "(" else raw.find("]", i + 2)
-    elif nxt and _NAME_START.match(nxt):
-        return i + 1 + _NAME.match(raw, i + 1).end() - (i + 1)  # type: ignore[union-attr]
+    elif nxt and (m := _NAME.match(raw, i + 1)) is not None:
+        return m.end()
     elif nxt and nxt in "0123456789@*#?$!-":
         return i + 2
     else:
@@ -426,7 +426,7 @@ def parse_script(text: str, depth: int = 0) -> list[Command]:
         trees = bashlex.parse(fixed)
     except Exception as exc:  # bashlex raises many types (ParsingError, NotImplementedError, ...)
         raise Unparseable(_bashlex_reason(exc)) from None
-    walker = _Walker(text, fixed, depth)
+    walker = _Walker(text, fixed)
     for tree in trees:
         walker.node(tree, depth, (), 0)
     for body in arith:
@@ -448,11 +448,11 @@ def _bashlex_reason(exc: Exception) -> str:
 class _Walker:
     """Collects `Command`s from bashlex trees (`node`), recursing into every substitution."""
 
-    def __init__(self, text: str, fixed: str, depth: int) -> None:
-        self.text, self.fixed, self.base = text, fixed, depth
+    def __init__(self, text: str, fixed: str) -> None:
+        self.text, self.fixed = text, fixed
         self.out: list[Command] = []
 
-    def node(self, n: object, depth: int, writes: tuple[str, ...], level: int) -> None:
+    def node(self, n: Any, depth: int, writes: tuple[str, ...], level: int) -> None:
         if level > _MAX_TREE:
             raise Unparseable("commands nest too deeply")
         kind = getattr(n, "kind", None)
@@ -460,10 +460,10 @@ class _Walker:
             self.command(n, depth, writes)
         elif kind == "compound":
             inner = writes + self.redirect_writes(getattr(n, "redirects", []), depth)
-            for part in n.list:  # type: ignore[attr-defined]
+            for part in n.list:
                 self.node(part, depth, inner, level + 1)
         elif kind in ("list", "pipeline", "if", "for", "while", "until", "function"):
-            for part in n.parts:  # type: ignore[attr-defined]
+            for part in n.parts:
                 self.node(part, depth, writes, level + 1)
         elif kind in ("word", "assignment"):
             self.word(n, depth)  # e.g. the list of a `for`, a function's name
@@ -474,9 +474,9 @@ class _Walker:
         for script in scripts:
             self.out.extend(parse_script(script, depth))
 
-    def word(self, n: object, depth: int) -> Word:
+    def word(self, n: Any, depth: int) -> Word:
         """The word's value; also walks the substitutions inside it."""
-        start, end = n.pos  # type: ignore[attr-defined]
+        start, end = n.pos
         opaque: dict[int, int] = {}
         for part in getattr(n, "parts", []):
             p0, p1 = part.pos
@@ -493,7 +493,7 @@ class _Walker:
             return Word(twice, twice, False, False)
         return word
 
-    def check(self, n: object, fixed_raw: str, opaque: dict[int, int]) -> None:
+    def check(self, n: Any, fixed_raw: str, opaque: dict[int, int]) -> None:
         """INVARIANT: our quote removal agrees with bashlex's (modulo its known slips)."""
         if "$'" in fixed_raw or '$"' in fixed_raw:
             return  # bashlex mangles ANSI-C and locale strings; ours are right
@@ -502,16 +502,16 @@ class _Walker:
         if _squash(mine) != _squash(theirs):
             raise Unparseable("cannot parse: inconsistent word boundaries")
 
-    def sub(self, cmd: object, depth: int) -> None:
+    def sub(self, cmd: Any, depth: int) -> None:
         if depth > MAX_DEPTH:
             raise Unparseable(f"commands nest deeper than {MAX_DEPTH} levels")
         self.node(cmd, depth, (), 0)
 
-    def command(self, n: object, depth: int, writes: tuple[str, ...]) -> None:
+    def command(self, n: Any, depth: int, writes: tuple[str, ...]) -> None:
         assigns: list[Word] = []
         words: list[Word] = []
-        redirects = []
-        for part in n.parts:  # type: ignore[attr-defined]
+        redirects: list[Any] = []
+        for part in n.parts:
             if part.kind == "redirect":
                 redirects.append(part)
             elif part.kind == "assignment" and not words:
@@ -521,11 +521,11 @@ class _Walker:
             else:
                 raise Unparseable(f"unsupported shell syntax ({part.kind})")
         own = self.redirect_writes(redirects, depth)
-        stdin = tuple(s for r in redirects if (s := self.stdin_text(r)) is not None)
-        raw = self.text[n.pos[0] : n.pos[1]]  # type: ignore[attr-defined]
+        stdin = tuple(s for r in redirects if (s := self.stdin_text(r, depth)) is not None)
+        raw = self.text[n.pos[0] : n.pos[1]]
         self.out.append(Command(raw, tuple(assigns), tuple(words), writes + own, stdin))
 
-    def redirect_writes(self, redirects: list, depth: int) -> tuple[str, ...]:  # type: ignore[type-arg]
+    def redirect_writes(self, redirects: list[Any], depth: int) -> tuple[str, ...]:
         out: list[str] = []
         for r in redirects:
             target = r.output if hasattr(r, "output") else None
@@ -538,19 +538,19 @@ class _Walker:
                 out.append(value)
         return tuple(out)
 
-    def stdin_text(self, r: object) -> StdinText | None:
+    def stdin_text(self, r: Any, depth: int) -> StdinText | None:
         rtype = getattr(r, "type", "")
         if rtype == "<<<":
-            word = word_value(self.text[r.output.pos[0] : r.output.pos[1]], {})  # type: ignore[attr-defined]
+            word = word_value(self.text[r.output.pos[0] : r.output.pos[1]], {})
             return StdinText(word.value, not word.dynamic)
         heredoc = getattr(r, "heredoc", None)
         if heredoc is None:
             return None
         body = _heredoc_body(self.text[heredoc.pos[0] : heredoc.pos[1]])
-        delim_start = r.output.pos[0]  # type: ignore[attr-defined]
-        quoted = any(ch in "'\"\\" for ch in self.text[r.pos[0] : delim_start + 1])  # type: ignore[attr-defined]
+        delim_start = r.output.pos[0]
+        quoted = any(ch in "'\"\\" for ch in self.text[r.pos[0] : delim_start + 1])
         if not quoted:
-            self.nested(find_substitutions(body), self.base + 1)
+            self.nested(find_substitutions(body), depth + 1)
         literal = quoted or not re.search(r"[$`]", body)
         return StdinText(body, literal)
 
@@ -568,7 +568,7 @@ def _squash(s: str) -> str:
 # --------------------------------------------------------------------------- fallback
 
 _FALLBACK_SPLIT = re.compile(r"\n|;|&&|\|\||\|&|\||&|\$\(|<\(|>\(|\(|\)|`|\{|\}")
-_KEYWORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "time", "{"})
+_KEYWORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "time", "{", "coproc"})
 FALLBACK_CHARS = 100_000  # only this much of an opaque text is split for extra deny texts
 
 

@@ -20,9 +20,7 @@ import re
 from collections.abc import Callable, Sequence
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish"})
-ALLOW_WRAPPERS = frozenset(
-    {"timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin", "noglob"}
-)
+ALLOW_WRAPPERS = frozenset({"timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin", "noglob"})
 # Exec-capable however they are called (a prefix rule can never allow them).
 ALWAYS_EXEC = frozenset(
     {"xargs", "watch", "sudo", "doas", "pkexec", "su", "runuser", "eval", "parallel"}
@@ -223,9 +221,7 @@ def _xargs(args: Sequence[str], strict: bool) -> int | None:
 
 
 def _watch(args: Sequence[str], strict: bool) -> int | None:
-    i = skip_options(
-        args, with_arg="nq", long_with_arg=frozenset({"interval", "equexit"}), strict=False
-    )
+    i = skip_options(args, with_arg="nq", long_with_arg=frozenset({"interval", "equexit"}), strict=False)
     return _after(i, args)
 
 
@@ -246,6 +242,14 @@ def _flock(args: Sequence[str], strict: bool) -> int | None:
     if i is None or i + 1 >= len(args) or args[i + 1] in ("-c", "--command"):
         return None  # `flock FD`, or a -c string (see nested_scripts)
     return i + 1
+
+
+def _runuser(args: Sequence[str], strict: bool) -> int | None:
+    """`runuser -u USER [--] CMD` (the su-like `runuser USER -c STR` has no argv command)."""
+    i = skip_options(args, with_arg="ugGcsw", long_with_arg=frozenset({"user", "group"}), strict=False)
+    if not any(a == "-u" or a.startswith("--user") for a in args[: i or 0]):
+        return None
+    return _after(i, args)
 
 
 def _exec(args: Sequence[str], strict: bool) -> int | None:
@@ -271,6 +275,7 @@ WRAPPERS: dict[str, Stripper] = {
     "ionice": _ionice,
     "flock": _flock,
     "exec": _exec,
+    "runuser": _runuser,
 }
 
 
@@ -371,7 +376,7 @@ def _watch_scripts(args: Sequence[str]) -> list[Script]:
 
 
 def _c_option_scripts(args: Sequence[str]) -> list[Script]:
-    """`su -c STR`, `runuser -c STR`, `flock F -c STR` and `--command STR|=STR` forms."""
+    """`su -c STR`, `runuser -c STR` and their `--command STR|=STR` forms."""
     out: list[Script] = []
     for i, a in enumerate(args):
         if a in ("-c", "--command") and i + 1 < len(args):
@@ -379,6 +384,19 @@ def _c_option_scripts(args: Sequence[str]) -> list[Script]:
         elif a.startswith("--command="):
             out.append(((i,), len("--command=")))
     return out
+
+
+def _flock_scripts(args: Sequence[str]) -> list[Script]:
+    """`flock [opts] FILE -c STR`: the `-c` must follow the lock file directly."""
+    i = skip_options(
+        args,
+        with_arg="wE",
+        long_with_arg=frozenset({"timeout", "conflict-exit-code"}),
+        strict=False,
+    )
+    if i is not None and i + 2 < len(args) and args[i + 1] in ("-c", "--command"):
+        return [((i + 2,), 0)]
+    return []
 
 
 def _env_scripts(args: Sequence[str]) -> list[Script]:
@@ -421,7 +439,7 @@ _SCRIPT_FINDERS: dict[str, Callable[[Sequence[str]], list[Script]]] = {
     "watch": _watch_scripts,
     "su": _c_option_scripts,
     "runuser": _c_option_scripts,
-    "flock": _c_option_scripts,
+    "flock": _flock_scripts,
     "env": _env_scripts,
     "trap": _trap_scripts,
     "alias": _alias_scripts,
@@ -443,6 +461,6 @@ def exec_capable(words: Sequence[str]) -> bool:
         return True
     if name in SHELLS:
         return shell_mode(words[1:])[0] in ("c", "stdin")
-    if name == "flock" and _c_option_scripts(words[1:]):
+    if name == "flock" and _flock_scripts(words[1:]):
         return True
     return name in WRAPPERS and inner_start(words, strict=False) is not None

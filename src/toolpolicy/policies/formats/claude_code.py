@@ -1,0 +1,648 @@
+"""Claude Code importer: `settings.json` (permissions + hooks) -> a native policy mapping.
+
+Reproduces Claude Code's decisions with profile `claude-code` (research: claude-code.md §1-2):
+
+* `permissions.allow|ask|deny` pass through as call-form rules (deny > ask > allow is also the
+  native order at equal priority). `Tool(*)` becomes `Tool`; `mcp__server` (all tools of a server)
+  becomes `mcp__server__*`. What Claude itself skips is skipped with a warning: tool-name globs on
+  `allow` not under a literal `mcp__<server>__`, `Tool(param:value)` on `allow`, parameter rules on a
+  primary field (`Bash(command:...)`), and path specifiers on `Write/NotebookEdit/Glob/MultiEdit`.
+* `/path` anchors follow the settings scope: the file's own folder for user/managed/`--settings`
+  files (the native policy root), the project root for `.claude/settings.json` (written as an
+  absolute `//` path), the working directory for `.claude/settings.local.json` (`./`).
+* `defaultMode`: `dontAsk` -> mode `non_interactive` (every ask, ask rules included, becomes deny);
+  `bypassPermissions` -> `default: allow` (deny rules still deny and ask rules still ask there,
+  which native `yolo` would not keep); `acceptEdits` -> allow rules for `Edit` (which covers every
+  writer) in the working directory and each `additionalDirectories` entry; `plan` -> ask rules for
+  `Edit` and `Bash`; `auto` (a classifier) is not expressible and stays `default`.
+* `hooks.<Event>` groups become native hook groups. Claude's matcher (an `A|B`/`A, B` list of exact
+  names, `*`/empty for all, else an unanchored JavaScript regex) is rewritten as an anchored regex.
+  `command` -> command hooks (Claude's default timeouts made explicit), `prompt`/`agent` -> model
+  hooks; `http` and `mcp_tool` handlers are not supported (warned and dropped).
+
+Several settings files merge in Claude's scope order with `merge_claude_settings` (or
+`import_claude_layers`, which keeps each file's locations).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from ...source import Location, Source
+from ..profiles import get_profile
+from ._common import (
+    DIFFERS,
+    DocBuilder,
+    ImportResult,
+    Located,
+    anchored_exact,
+    load_json,
+    matcher_problem,
+    parse_error,
+)
+
+SCOPES = ("managed", "cli", "local", "project", "user")  # highest precedence first
+PERMISSION_LISTS = ("deny", "ask", "allow")
+PRIMARY_FIELDS = frozenset({"command", "file_path", "path", "notebook_path", "url"})
+UNMATCHED_PATH_TOOLS = frozenset({"Write", "NotebookEdit", "Glob", "MultiEdit"})
+PATH_RULE_TOOLS = frozenset({"Read", "Edit"})
+WRITER_TOOLS = ("Edit",)  # the profile's `Edit` covers Write, MultiEdit and NotebookEdit
+_RULE_RE = re.compile(r"(?s)([^\s()]+)(?:\((.*)\))?")
+_PARAM_RE = re.compile(r"(?s)([A-Za-z_][A-Za-z0-9_-]*):(.*)")
+_MCP_SERVER_RE = re.compile(r"mcp__((?:(?!__)[^*?\[\]])+)")
+_MCP_ALLOW_GLOB_RE = re.compile(r"mcp__(?:(?!__)[^*?\[\]])+__")
+_EXACT_MATCHER_RE = re.compile(r"[A-Za-z0-9_\- ,|]*")
+
+EVENTS = {
+    "PreToolUse": "pre_tool_use",
+    "PostToolUse": "post_tool_use",
+    "PermissionRequest": "permission_request",
+    "UserPromptSubmit": "user_prompt_submit",
+    "SessionStart": "session_start",
+    "SessionEnd": "session_end",
+    "Stop": "stop",
+    "SubagentStop": "subagent_stop",
+    "Notification": "notification",
+    "PreCompact": "pre_compact",
+    "PostCompact": "after_compaction",
+}
+TOOL_EVENTS = frozenset(
+    {"PreToolUse", "PostToolUse", "PermissionRequest", "PostToolUseFailure", "PermissionDenied"}
+)
+MATCHERLESS_EVENTS = frozenset({"UserPromptSubmit", "Stop", "PostToolBatch", "MessageDisplay", "CwdChanged"})
+DEFAULT_TIMEOUTS = {"command": 600.0, "prompt": 30.0, "agent": 60.0}
+DEFAULT_MODEL = "anthropic/claude-haiku-4-5"
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    """One settings file: its scope (`managed|cli|local|project|user`) and located content."""
+
+    scope: str
+    located: Located
+    path: str | None
+
+
+# ---- public API
+
+
+def import_claude(text: str, *, path: str | None = None, scope: str | None = None) -> ImportResult:
+    """Import one `settings.json` text (its scope guessed from `path` when not given)."""
+    source = Source(str(path) if path else "settings.json", text)
+    located = load_json(source)
+    _check_root(located)
+    return import_claude_layers([Layer(scope or guess_scope(path), located, path)])
+
+
+def import_claude_files(paths: list[tuple[str, str]]) -> ImportResult:
+    """Import and merge several settings files given as `(scope, path)` pairs."""
+    layers = []
+    for scope, path in paths:
+        with open(path, encoding="utf-8-sig") as fh:
+            located = load_json(Source(path, fh.read()))
+        _check_root(located)
+        layers.append(Layer(scope, located, path))
+    return import_claude_layers(layers)
+
+
+def import_claude_layers(layers: list[Layer]) -> ImportResult:
+    """Merge settings layers in Claude's scope order: lists concatenate, the top scope's mode wins."""
+    ordered = sorted(layers, key=lambda layer: _scope_rank(layer.scope))
+    builder = DocBuilder(profile="claude-code")
+    for layer in ordered:
+        _import_permissions(builder, layer)
+    _import_mode(builder, ordered)
+    seen: set[str] = set()
+    for layer in ordered:
+        _import_hooks(builder, layer, seen)
+    return builder.result()
+
+
+def merge_claude_settings(layers: list[tuple[str, str | None, dict[str, Any]]]) -> dict[str, Any]:
+    """Merge `(scope, path, settings)` layers into one settings dict, as Claude Code does.
+
+    Highest precedence first: managed > cli > local > project > user. Permission lists,
+    `additionalDirectories` and each hook event's groups concatenate (identical groups once);
+    scalars such as `defaultMode` come from the highest scope that sets them (`auto` is ignored
+    from project and local settings). `/path` rule anchors are rewritten per scope first, so the
+    merged rules keep their meaning.
+    """
+    ordered = sorted(layers, key=lambda item: _scope_rank(item[0]))
+    merged: dict[str, Any] = {}
+    perms: dict[str, Any] = {}
+    for scope, path, settings in ordered:
+        _merge_layer(merged, perms, scope, path, settings if isinstance(settings, dict) else {})
+    if perms:
+        merged["permissions"] = perms
+    return merged
+
+
+def guess_scope(path: str | None) -> str:
+    """The scope of a settings file from its name (`user` when nothing says otherwise)."""
+    if not path:
+        return "user"
+    name = os.path.basename(path)
+    parent = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    if name.startswith("managed-settings"):
+        return "managed"
+    if name == "settings.local.json":
+        return "local"
+    if name == "settings.json" and parent == ".claude" and not _is_home_claude(path):
+        return "project"
+    return "user"
+
+
+# ---- layers
+
+
+def _scope_rank(scope: str) -> int:
+    return SCOPES.index(scope) if scope in SCOPES else len(SCOPES)
+
+
+def _is_home_claude(path: str) -> bool:
+    return os.path.dirname(os.path.abspath(path)) == os.path.join(os.path.expanduser("~"), ".claude")
+
+
+def _check_root(located: Located) -> None:
+    if not isinstance(located.data, dict):
+        raise parse_error(
+            "a settings file must be a JSON object",
+            located.loc(()),
+            help='write `{"permissions": {"allow": [...]}}`',
+        )
+
+
+def _merge_layer(merged: dict, perms: dict, scope: str, path: str | None, settings: dict) -> None:
+    for key, value in settings.items():
+        if key == "permissions" and isinstance(value, dict):
+            _merge_permissions(perms, scope, path, value)
+        elif key == "hooks" and isinstance(value, dict):
+            hooks = merged.setdefault("hooks", {})
+            for event, groups in value.items():
+                target = hooks.setdefault(event, [])
+                target.extend(g for g in (groups if isinstance(groups, list) else []) if g not in target)
+        elif key not in merged:
+            merged[key] = value
+
+
+def _merge_permissions(perms: dict, scope: str, path: str | None, value: dict) -> None:
+    for key, item in value.items():
+        if key in PERMISSION_LISTS and isinstance(item, list):
+            perms.setdefault(key, []).extend(
+                anchor_rule(r, scope, path) if isinstance(r, str) else r for r in item
+            )
+        elif key == "additionalDirectories" and isinstance(item, list):
+            perms.setdefault(key, []).extend(item)
+        elif key == "defaultMode" and item == "auto" and scope in ("project", "local"):
+            continue
+        elif key not in perms:
+            perms[key] = item
+
+
+def anchor_rule(rule: str, scope: str, path: str | None) -> str:
+    """Rewrite a `Read(/x)`/`Edit(/x)` rule's settings-relative anchor for the native policy root.
+
+    The native `/x` anchor is the policy file's folder; Claude anchors it at the project root for
+    project settings and at the starting directory for local settings.
+    """
+    m = _RULE_RE.fullmatch(rule)
+    if not m or m.group(2) is None or m.group(1) not in PATH_RULE_TOOLS:
+        return rule
+    spec = m.group(2)
+    if not spec.startswith("/") or spec.startswith("//"):
+        return rule
+    if scope == "local":
+        return f"{m.group(1)}(.{spec})"
+    if scope == "project" and path:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+        return f"{m.group(1)}(/{root.rstrip('/')}{spec})"
+    return rule
+
+
+# ---- permissions
+
+
+def _import_permissions(builder: DocBuilder, layer: Layer) -> None:
+    perms = layer.located.data.get("permissions")
+    if perms is None:
+        return
+    if not isinstance(perms, dict):
+        builder.warn("`permissions` is not an object and is ignored", layer.located.loc(("permissions",)))
+        return
+    for decision in PERMISSION_LISTS:
+        items = perms.get(decision)
+        if items is None:
+            continue
+        path = ("permissions", decision)
+        if not isinstance(items, list):
+            builder.warn(f"`permissions.{decision}` is not a list and is ignored", layer.located.loc(path))
+            continue
+        for i, item in enumerate(items):
+            _import_rule(builder, layer, decision, item, (*path, i))
+
+
+def _import_rule(builder: DocBuilder, layer: Layer, decision: str, item: Any, path: tuple) -> None:
+    loc = layer.located.loc(path)
+    if not isinstance(item, str):
+        builder.warn(f"permission rule is a {type(item).__name__}, not a string; ignored", loc)
+        return
+    expr, problem = convert_rule(item, decision)
+    if problem is not None:
+        builder.warn(problem[0], loc, help=problem[1])
+    if expr is not None:
+        builder.add_permission(decision, anchor_rule(expr, layer.scope, layer.path), loc)
+
+
+def convert_rule(rule: str, decision: str) -> tuple[str | None, tuple[str, str | None] | None]:
+    """A Claude rule string -> (native expression or None if Claude ignores it, warning or None)."""
+    text = rule.strip()
+    m = _RULE_RE.fullmatch(text)
+    if not m:
+        return None, (
+            f"cannot read permission rule `{rule}`; Claude Code ignores it",
+            "write `Tool` or `Tool(specifier)`",
+        )
+    tool, spec = m.group(1), m.group(2)
+    if spec is not None and spec.strip() in ("", "*"):
+        spec = None
+    if spec is None:
+        return _tool_only(tool, decision)
+    return _with_spec(tool, spec, decision)
+
+
+def _tool_only(tool: str, decision: str) -> tuple[str | None, tuple[str, str | None] | None]:
+    if _is_glob(tool):
+        if decision == "allow" and not _MCP_ALLOW_GLOB_RE.match(tool):
+            return None, (
+                f"allow rule `{tool}` is a tool-name glob not under a literal `mcp__<server>__`; "
+                "Claude Code skips it",
+                "name the server, e.g. `mcp__github__*`",
+            )
+        return tool, None
+    server = _MCP_SERVER_RE.fullmatch(tool)
+    if server is not None:  # `mcp__server` covers every tool of that server
+        return f"{tool}__*", None
+    return tool, None
+
+
+def _with_spec(tool: str, spec: str, decision: str) -> tuple[str | None, tuple[str, str | None] | None]:
+    if _is_glob(tool):
+        return None, (
+            f"rule `{tool}({spec})` combines a tool-name glob with a specifier; Claude Code ignores it",
+            None,
+        )
+    param = _param_rule(tool, spec)
+    if param is not None:
+        return _param(tool, spec, param, decision)
+    if tool in UNMATCHED_PATH_TOOLS:
+        return None, (
+            f"`{tool}({spec})` is never matched by Claude Code (only `Read(...)` and `Edit(...)` take paths)",
+            "write `Edit(...)`, which covers every built-in file writer",
+        )
+    if tool == "Cd":
+        return None, ("`Cd(...)` rules govern the user's `/cd` command, not tool calls; ignored", None)
+    return f"{tool}({spec})", None
+
+
+def _param_rule(tool: str, spec: str) -> str | None:
+    """The parameter name if `spec` is a `param:value` rule for this tool, else None."""
+    m = _PARAM_RE.fullmatch(spec)
+    if not m or (tool == "Bash" and spec.endswith(":*") and m.group(1) not in _known_args(tool)):
+        return None
+    if tool == "WebFetch" and m.group(1) == "domain":
+        return None
+    name = m.group(1)
+    known = _known_args(tool)
+    if known is None or name in PRIMARY_FIELDS or name in known:
+        return name
+    return None
+
+
+def _known_args(tool: str) -> set[str] | None:
+    tools = get_profile("claude-code").tools
+    canonical = get_profile("claude-code").tool_aliases.get(tool, tool)
+    decl = tools.get(canonical)
+    return set(decl.get("args", [])) if decl is not None else None
+
+
+def _param(
+    tool: str, spec: str, name: str, decision: str
+) -> tuple[str | None, tuple[str, str | None] | None]:
+    if name in PRIMARY_FIELDS:
+        return None, (
+            f"`{tool}({spec})` matches a primary field with a parameter rule; Claude Code ignores it",
+            f"write the specifier directly, e.g. `{tool}({spec.split(':', 1)[1]})`",
+        )
+    if decision == "allow":
+        return None, (
+            f"parameter rule `{tool}({spec})` on `allow`: Claude Code accepts parameter rules only on deny and ask",
+            None,
+        )
+    return f"{tool}({spec})", None
+
+
+def _is_glob(tool: str) -> bool:
+    return any(ch in tool for ch in "*?[")
+
+
+# ---- mode
+
+
+def _import_mode(builder: DocBuilder, ordered: list[Layer]) -> None:
+    mode, loc = _effective_mode(builder, ordered)
+    if mode is None or mode in ("default", "manual"):
+        return
+    if mode == "dontAsk":
+        builder.set("mode", "non_interactive", loc)
+    elif mode == "bypassPermissions":
+        builder.set("default", "allow", loc)
+    elif mode == "acceptEdits":
+        _accept_edits(builder, ordered, loc)
+    elif mode == "plan":
+        _plan(builder, loc)
+    elif mode == "auto":
+        builder.warn(
+            "`defaultMode: auto` relies on Claude Code's safety classifier; imported as `default`",
+            loc,
+            help="add a `model` pre_tool_use hook to judge calls",
+        )
+    else:
+        builder.warn(f"unknown `defaultMode` `{mode}`; imported as `default`", loc)
+
+
+def _effective_mode(builder: DocBuilder, ordered: list[Layer]) -> tuple[str | None, Location | None]:
+    disabled = any(_perm(layer, "disableBypassPermissionsMode") == "disable" for layer in ordered)
+    for layer in ordered:
+        mode = _perm(layer, "defaultMode")
+        if mode is None or (mode == "auto" and layer.scope in ("project", "local")):
+            continue
+        loc = layer.located.loc(("permissions", "defaultMode"))
+        if mode == "bypassPermissions" and disabled:
+            builder.warn("`bypassPermissions` is disabled by `disableBypassPermissionsMode`", loc)
+            return "default", loc
+        return (mode if isinstance(mode, str) else None), loc
+    return None, None
+
+
+def _perm(layer: Layer, key: str) -> Any:
+    perms = layer.located.data.get("permissions")
+    return perms.get(key) if isinstance(perms, dict) else None
+
+
+def _accept_edits(builder: DocBuilder, ordered: list[Layer], loc: Location | None) -> None:
+    dirs = ["./**"]
+    for layer in ordered:
+        extra = _perm(layer, "additionalDirectories")
+        for d in extra if isinstance(extra, list) else []:
+            if isinstance(d, str) and d.strip():
+                dirs.append(_dir_pattern(d.strip()))
+    builder.add_rule(
+        {
+            "id": "accept-edits",
+            "decision": "allow",
+            "match": [f"{tool}({d})" for tool in WRITER_TOOLS for d in dirs],
+            "reason": "acceptEdits: file edits in the working directories run without a prompt",
+        },
+        loc,
+    )
+    if loc is not None:
+        builder.warn(
+            "`acceptEdits` also approves `mkdir`, `touch`, `mv` and `cp` inside the working directories; "
+            "toolpolicy asks for them",
+            loc,
+            code=DIFFERS,
+        )
+
+
+def _dir_pattern(directory: str) -> str:
+    directory = directory.rstrip("/") or "/"
+    if directory.startswith("~/") or directory == "~":
+        return f"{directory}/**"
+    if directory.startswith("/"):
+        return f"/{directory}/**"
+    return f"./{directory.removeprefix('./')}/**"
+
+
+def _plan(builder: DocBuilder, loc: Location | None) -> None:
+    builder.add_rule(
+        {
+            "id": "plan-mode",
+            "decision": "ask",
+            "match": ["Edit", "Bash"],
+            "reason": "plan mode: edits and commands need approval",
+        },
+        loc,
+    )
+    if loc is not None:
+        builder.warn(
+            "plan mode runs read-only commands without a prompt; toolpolicy asks for every `Bash` call",
+            loc,
+            code=DIFFERS,
+        )
+
+
+# ---- hooks
+
+
+def _import_hooks(builder: DocBuilder, layer: Layer, seen: set[str]) -> None:
+    data = layer.located.data
+    hooks = data.get("hooks")
+    if hooks is None:
+        return
+    loc = layer.located.loc(("hooks",))
+    if data.get("disableAllHooks") is True:
+        builder.warn("`disableAllHooks` is set: hooks of this file are not imported", loc)
+        return
+    if not isinstance(hooks, dict):
+        builder.warn("`hooks` is not an object and is ignored", loc)
+        return
+    for event, groups in hooks.items():
+        _import_event(builder, layer, event, groups, seen)
+
+
+def _import_event(builder: DocBuilder, layer: Layer, event: str, groups: Any, seen: set[str]) -> None:
+    path = ("hooks", event)
+    loc = layer.located.key_loc(path)
+    native = EVENTS.get(event)
+    if native is None:
+        builder.warn(f"hook event `{event}` has no toolpolicy equivalent; its hooks are not imported", loc)
+        return
+    if not isinstance(groups, list):
+        builder.warn(f"`hooks.{event}` is not a list and is ignored", loc)
+        return
+    for i, group in enumerate(groups):
+        _import_group(builder, layer, event, native, group, (*path, i), seen)
+
+
+def _import_group(
+    builder: DocBuilder, layer: Layer, event: str, native: str, group: Any, path: tuple, seen: set[str]
+) -> None:
+    loc = layer.located.loc(path)
+    if not isinstance(group, dict):
+        builder.warn("a hook group must be an object with `matcher` and `hooks`", loc)
+        return
+    matcher = _matcher(builder, layer, event, group.get("matcher"), (*path, "matcher"))
+    if matcher is False:
+        return
+    handlers = group.get("hooks")
+    hooks = []
+    for i, handler in enumerate(handlers if isinstance(handlers, list) else []):
+        converted = _handler(builder, layer, event, handler, (*path, "hooks", i))
+        if converted is not None:
+            hooks.append(converted)
+    key = repr((native, matcher, hooks))
+    if not hooks or key in seen:  # the same handler in several settings files runs once
+        return
+    seen.add(key)
+    out: dict[str, Any] = {"hooks": hooks}
+    if matcher is not None:
+        out["matcher"] = matcher
+    builder.add_hook_group(native, out, loc)
+
+
+def _matcher(builder: DocBuilder, layer: Layer, event: str, matcher: Any, path: tuple) -> str | bool | None:
+    """The anchored native matcher (None = every tool), or False when the group cannot be imported."""
+    loc = layer.located.loc(path)
+    if matcher is None or event in MATCHERLESS_EVENTS:
+        return None
+    if not isinstance(matcher, str):
+        builder.warn("`matcher` is not a string; the group is not imported", loc)
+        return False
+    if event not in TOOL_EVENTS:
+        if matcher.strip() not in ("", "*"):
+            builder.warn(
+                f"`{event}` matchers filter on the event's source, which toolpolicy does not; "
+                "the hooks run for every source",
+                loc,
+                code=DIFFERS,
+            )
+        return None
+    return convert_matcher(builder, matcher, loc)
+
+
+def convert_matcher(builder: DocBuilder, matcher: str, loc: Location) -> str | bool | None:
+    """Claude's matcher rule as an anchored regex (False: an invalid regex, which never matches)."""
+    text = matcher.strip()
+    if text in ("", "*"):
+        return None
+    if _EXACT_MATCHER_RE.fullmatch(text):
+        names = [n.strip() for n in re.split(r"[|,]", text) if n.strip()]
+        return anchored_exact(names) if names else None
+    problem = matcher_problem(text)
+    if problem is not None:
+        builder.warn(f"matcher `{matcher}` cannot be used: {problem}; its hooks are not imported", loc)
+        return False
+    return f".*(?:{text}).*"
+
+
+def _handler(builder: DocBuilder, layer: Layer, event: str, hook: Any, path: tuple) -> dict[str, Any] | None:
+    loc = layer.located.loc(path)
+    if not isinstance(hook, dict):
+        builder.warn("a hook must be an object with a `type`", loc)
+        return None
+    kind = hook.get("type", "command")
+    if kind == "command":
+        out = _command_hook(builder, event, hook, loc)
+    elif kind in ("prompt", "agent"):
+        out = _model_hook(builder, event, hook, loc)
+    else:
+        builder.warn(
+            f"`{kind}` hooks are not supported by toolpolicy; this hook is not imported",
+            loc,
+            help="wrap the endpoint in a command hook (e.g. `curl`)" if kind == "http" else None,
+        )
+        return None
+    if out is not None:
+        _common_fields(builder, hook, loc)
+    return out
+
+
+def _command_hook(builder: DocBuilder, event: str, hook: dict, loc: Location) -> dict[str, Any] | None:
+    command = hook.get("command")
+    if not isinstance(command, str) or not command.strip():
+        builder.warn("command hook without a `command`; not imported", loc)
+        return None
+    args = hook.get("args")
+    if isinstance(args, list) and all(isinstance(a, str) for a in args):
+        command = shlex.join([command, *args])  # exec form: no shell interpretation of the words
+    out: dict[str, Any] = {"type": "command", "command": command, "timeout": _timeout(hook, "command", event)}
+    if hook.get("shell") == "powershell":
+        builder.warn("`shell: powershell` is not supported; the command runs in the POSIX shell", loc)
+    if hook.get("async") or hook.get("asyncRewake"):
+        builder.warn(
+            "`async` hooks never block in Claude Code; toolpolicy runs this one synchronously",
+            loc,
+            code=DIFFERS,
+        )
+    if event == "PreToolUse":
+        builder.warn(
+            "Claude Code lets a PreToolUse hook that exits with a code other than 0 or 2, or times out, pass; "
+            "toolpolicy denies the call (fail closed)",
+            loc,
+            code=DIFFERS,
+        )
+    return out
+
+
+def _model_hook(builder: DocBuilder, event: str, hook: dict, loc: Location) -> dict[str, Any] | None:
+    prompt = hook.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        builder.warn("prompt hook without a `prompt`; not imported", loc)
+        return None
+    model = hook.get("model")
+    if not isinstance(model, str) or not model:
+        builder.warn(
+            f"no `model`: Claude Code uses a fast model; imported as `{DEFAULT_MODEL}`", loc, code=DIFFERS
+        )
+        model = DEFAULT_MODEL
+    elif "/" not in model:
+        model = f"anthropic/{model}"
+    out: dict[str, Any] = {
+        "type": "model",
+        "model": model,
+        "prompt": _template(prompt),
+        "timeout": _timeout(hook, str(hook.get("type")), event),
+    }
+    if event in ("PreToolUse", "PermissionRequest"):
+        out["schema"] = "pre_tool_use_decision"
+        builder.warn(
+            "Claude Code prompt hooks answer `{ok, reason}`; toolpolicy asks the model for `{decision, reason}`",
+            loc,
+            code=DIFFERS,
+        )
+    if hook.get("type") == "agent":
+        builder.warn(
+            "`agent` hooks (a subagent with file tools) run as a single model call", loc, code=DIFFERS
+        )
+    return out
+
+
+def _template(prompt: str) -> str:
+    """Claude's `$ARGUMENTS` (the hook input JSON) as the native template; appended if absent."""
+    text = prompt.replace("{{", '{{"{{"}}')
+    payload = "{{ .ToolInput | toJSON }}"
+    if "$ARGUMENTS" in text:
+        return text.replace("$ARGUMENTS", payload)
+    return f"{text}\n\n{payload}"
+
+
+def _timeout(hook: dict, kind: str, event: str) -> float:
+    value = hook.get("timeout")
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    if kind == "command" and event == "UserPromptSubmit":
+        return 30.0
+    return DEFAULT_TIMEOUTS.get(kind, 60.0)
+
+
+def _common_fields(builder: DocBuilder, hook: dict, loc: Location) -> None:
+    if "if" in hook:
+        builder.warn(
+            f"the `if` filter `{hook['if']}` is not supported: the hook runs for every call its matcher selects",
+            loc,
+            code=DIFFERS,
+        )

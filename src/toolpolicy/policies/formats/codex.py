@@ -1,0 +1,466 @@
+"""Codex importer: `.rules` files (`prefix_rule(...)`, Starlark subset) -> a native policy mapping.
+
+The file is parsed with the Lark grammar `grammar/codex_rules.lark` and interpreted as data (never
+evaluated). Reproduces Codex's execpolicy (research: gemini-codex.md part B) with profile `codex`,
+whose `shell` and `exec` tools take argv lists (joined with POSIX quoting before matching):
+
+* `prefix_rule(pattern, decision, justification, match, not_match)` -> one native rule on
+  `shell|exec`. A pattern is a token prefix: every combination of its alternatives becomes
+  `shell|exec(tok1 tok2 *)` (a word-boundary prefix), or the colon form with escaped globs when a
+  token holds characters the call form would read as syntax.
+* decision allow / prompt / forbidden -> allow / ask / deny; all matching rules count and the
+  strictest wins, which is the native order among equal priorities. `justification` -> `reason`.
+* Codex tries rules whose first token is the exact program path before falling back to the
+  basename: rules whose first token is a path get priority 1 (the rest 0), so they decide first.
+  Natively deny and ask rules also see a path's basename; an allow rule does only through a
+  `host_executable(name, paths)` entry, whose paths are added to the allow rules for `name`.
+* `match` / `not_match` examples are validated like Codex does (a failing example rejects the
+  file) and become inline `tests`, with an expectation where the native decision is certain.
+* `network_rule(...)` is not supported (warned). Anything Codex rejects is an import error.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...errors import PolicyError, PolicyErrors
+from ...source import Location, Source, Span
+from ._common import DIFFERS, PARSE_ERROR, DocBuilder, ImportResult, glob_escape, safe_value_glob
+
+TOOLS = "shell|exec"
+DECISIONS = {"allow": "allow", "prompt": "ask", "forbidden": "deny"}
+SEVERITY = {"allow": 1, "prompt": 2, "forbidden": 3}
+PREFIX_RULE_ARGS = ("pattern", "decision", "justification", "match", "not_match")
+MAX_EXPANSIONS = 256
+_PLAIN_TOKEN = re.compile(r"[A-Za-z0-9_./=@%+,-]+")
+_PLAIN_PROGRAM = re.compile(r"[A-Za-z0-9_.+-]+")
+# Programs whose examples the native engine decides differently on purpose (SPEC 3 wrappers).
+_UNCERTAIN_PROGRAMS = frozenset(
+    {
+        "bash",
+        "sh",
+        "zsh",
+        "dash",
+        "env",
+        "sudo",
+        "doas",
+        "xargs",
+        "find",
+        "watch",
+        "setsid",
+        "ionice",
+        "flock",
+        "timeout",
+        "time",
+        "nice",
+        "nohup",
+        "stdbuf",
+        "command",
+        "builtin",
+        "noglob",
+        "exec",
+        "eval",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """An interpreted expression and where it was written."""
+
+    data: Any
+    span: Span
+
+
+@dataclass
+class PrefixRule:
+    patterns: list[list[str]]  # every combination of the pattern's alternatives
+    decision: str
+    justification: str | None
+    match: list[Value]
+    not_match: list[Value]
+    span: Span
+    examples: list[tuple[str, list[str], Span]] = field(default_factory=list)
+
+
+@dataclass
+class Program:
+    """What a `.rules` file declares."""
+
+    rules: list[PrefixRule] = field(default_factory=list)
+    hosts: dict[str, list[str]] = field(default_factory=dict)
+    warnings: list[tuple[str, Span]] = field(default_factory=list)
+
+
+def import_codex(text: str, *, path: str | None = None) -> ImportResult:
+    """Import a Codex `.rules` text."""
+    source = Source(str(path) if path else "default.rules", text)
+    program = Interpreter(source).run()
+    builder = DocBuilder(profile="codex")
+    for message, span in program.warnings:
+        builder.warn(message, Location(source, span))
+    for rule in program.rules:
+        _emit_rule(builder, source, program, rule)
+    seen: set[str] = set()
+    for rule in program.rules:
+        _emit_tests(builder, source, program, rule, seen)
+    return builder.result()
+
+
+# ---- parsing and interpreting
+
+
+class Interpreter:
+    """Walks the Lark tree of a `.rules` file: constants, `prefix_rule`, `host_executable`."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.env: dict[str, Value] = {}
+        self.program = Program()
+        self.errors: list[PolicyError] = []
+
+    def run(self) -> Program:
+        tree = self._parse()
+        for stmt in tree.children:
+            try:
+                self._stmt(stmt)
+            except PolicyError as exc:
+                self.errors.append(exc)
+        if self.errors:
+            raise PolicyErrors(self.errors)
+        return self.program
+
+    def _parse(self) -> Any:
+        from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+        from ...grammar import get_parser
+
+        try:
+            return get_parser("codex_rules.lark").parse(self.source.text)
+        except UnexpectedCharacters as exc:
+            raise self.error(
+                f"unexpected character `{self.source.text[exc.pos_in_stream]}`",
+                Span(exc.pos_in_stream, exc.pos_in_stream + 1),
+            ) from None
+        except UnexpectedToken as exc:
+            pos = exc.token.start_pos if exc.token.start_pos is not None else len(self.source.text)
+            what = "end of file" if exc.token.type == "$END" else f"`{exc.token}`"
+            raise self.error(f"unexpected {what}", Span(pos, pos + 1)) from None
+        except (UnexpectedEOF, UnexpectedInput):
+            end = len(self.source.text)
+            raise self.error("unexpected end of file", Span(end, end + 1)) from None
+
+    def error(self, message: str, span: Span, help: str | None = None) -> PolicyError:
+        return PolicyError(message, code=PARSE_ERROR, location=Location(self.source, span), help=help)
+
+    def _stmt(self, node: Any) -> None:
+        if node.data == "assign":
+            name, expr = node.children
+            self.env[str(name)] = self.expr(expr)
+            return
+        name = str(node.children[0])
+        args = [c for c in node.children[1:] if c is not None]
+        span = _span(node)
+        if name == "prefix_rule":
+            self.program.rules.append(self._prefix_rule(self._kwargs(name, args, span), span))
+        elif name == "host_executable":
+            self._host_executable(self._kwargs(name, args, span), span)
+        elif name == "network_rule":
+            self.program.warnings.append(("`network_rule` (network access rules) is not supported", span))
+        else:
+            raise self.error(
+                f"unknown function `{name}`",
+                span,
+                help="Codex rules files call `prefix_rule`, `host_executable` or `network_rule`",
+            )
+
+    def _kwargs(self, name: str, args: list, span: Span) -> dict[str, Value]:
+        out: dict[str, Value] = {}
+        for arg in args:
+            if arg.data == "posarg":
+                raise self.error(
+                    f"`{name}` takes keyword arguments only", _span(arg), help="write `pattern = [...]`"
+                )
+            key = str(arg.children[0])
+            if key in out:
+                raise self.error(f"argument `{key}` given twice", _span(arg))
+            out[key] = self.expr(arg.children[1])
+        return out
+
+    # -- expressions
+
+    def expr(self, node: Any) -> Value:
+        kind = node.data
+        span = _span(node)
+        if kind == "string":
+            return Value(_decode_string(str(node.children[0]), span, self), span)
+        if kind == "number":
+            return Value(ast.literal_eval(str(node.children[0])), span)
+        if kind == "list":
+            return Value([self.expr(c) for c in node.children if c is not None], span)
+        if kind == "name":
+            return self._name(str(node.children[0]), span)
+        if kind == "concat":
+            return self._concat([self.expr(c) for c in node.children], span)
+        raise self.error(f"unsupported expression `{kind}`", span)  # pragma: no cover - grammar bound
+
+    def _name(self, name: str, span: Span) -> Value:
+        constants = {"True": True, "False": False, "None": None}
+        if name in constants:
+            return Value(constants[name], span)
+        if name not in self.env:
+            raise self.error(f"`{name}` is not defined", span)
+        return Value(self.env[name].data, span)
+
+    def _concat(self, parts: list[Value], span: Span) -> Value:
+        first = parts[0].data
+        if not all(type(p.data) is type(first) and isinstance(first, str | list) for p in parts):
+            raise self.error("`+` joins two strings or two lists", span)
+        if isinstance(first, str):
+            return Value("".join(p.data for p in parts), span)
+        return Value([item for p in parts for item in p.data], span)
+
+    # -- builtins
+
+    def _prefix_rule(self, kwargs: dict[str, Value], span: Span) -> PrefixRule:
+        for key, value in kwargs.items():
+            if key not in PREFIX_RULE_ARGS:
+                raise self.error(f"`prefix_rule` has no argument `{key}`", value.span)
+        if "pattern" not in kwargs:
+            raise self.error("`prefix_rule` needs `pattern`", span)
+        patterns = self._pattern(kwargs["pattern"])
+        decision = _plain(kwargs.get("decision")) if "decision" in kwargs else "allow"
+        if decision not in DECISIONS:
+            raise self.error(
+                f"invalid decision `{decision}`",
+                kwargs["decision"].span,
+                help="use `allow`, `prompt` or `forbidden`",
+            )
+        justification = self._justification(kwargs.get("justification"))
+        match = self._examples(kwargs.get("match"))
+        not_match = self._examples(kwargs.get("not_match"))
+        return PrefixRule(patterns, decision, justification, match, not_match, span)
+
+    def _pattern(self, value: Value) -> list[list[str]]:
+        if not isinstance(value.data, list) or not value.data:
+            raise self.error("`pattern` must be a non-empty list", value.span)
+        positions: list[list[str]] = []
+        for item in value.data:
+            if isinstance(item.data, str):
+                positions.append([item.data])
+            elif (
+                isinstance(item.data, list) and item.data and all(isinstance(a.data, str) for a in item.data)
+            ):
+                positions.append([a.data for a in item.data])
+            else:
+                raise self.error("a pattern token must be a string or a non-empty list of strings", item.span)
+        combos = 1
+        for alts in positions:
+            combos *= len(alts)
+        if combos > MAX_EXPANSIONS:
+            raise self.error(f"pattern expands to {combos} prefixes, over {MAX_EXPANSIONS}", value.span)
+        return [list(p) for p in itertools.product(*positions)]
+
+    def _justification(self, value: Value | None) -> str | None:
+        if value is None or value.data is None:
+            return None
+        if not isinstance(value.data, str) or not value.data.strip():
+            raise self.error("`justification` must be a non-blank string", value.span)
+        return value.data
+
+    def _examples(self, value: Value | None) -> list[Value]:
+        if value is None or value.data is None:
+            return []
+        if not isinstance(value.data, list):
+            raise self.error("examples must be a list of strings or argv lists", value.span)
+        out = []
+        for item in value.data:
+            argv = self._argv(item)
+            out.append(Value(argv, item.span))
+        return out
+
+    def _argv(self, item: Value) -> list[str]:
+        if isinstance(item.data, str):
+            try:
+                argv = shlex.split(item.data)
+            except ValueError as exc:
+                raise self.error(f"cannot split example `{item.data}`: {exc}", item.span) from None
+        elif isinstance(item.data, list) and all(isinstance(w.data, str) for w in item.data):
+            argv = [w.data for w in item.data]
+        else:
+            raise self.error("an example is a command string or a list of strings", item.span)
+        if not argv:
+            raise self.error("an example must not be empty", item.span)
+        return argv
+
+    def _host_executable(self, kwargs: dict[str, Value], span: Span) -> None:
+        name, paths = kwargs.get("name"), kwargs.get("paths")
+        if name is None or not isinstance(name.data, str) or not name.data or "/" in name.data:
+            raise self.error("`host_executable` needs `name`, a bare program name", span)
+        if paths is None or not isinstance(paths.data, list):
+            raise self.error("`host_executable` needs `paths`, a list of absolute paths", span)
+        out: list[str] = []
+        for p in paths.data:
+            text = p.data
+            if not isinstance(text, str) or not (text.startswith("/") or text.startswith("~/")):
+                raise self.error("a host executable path must be absolute (or start with `~/`)", p.span)
+            if text.rsplit("/", 1)[-1] != name.data:
+                raise self.error(f"`{text}` is not named `{name.data}`", p.span)
+            text = os.path.expanduser(text)  # Codex expands `~/` when it loads the file
+            if text not in out:
+                out.append(text)
+        self.program.hosts[name.data] = out  # a later definition replaces an earlier one
+
+
+def _span(node: Any) -> Span:
+    meta = getattr(node, "meta", None)
+    if meta is None or getattr(meta, "empty", True):
+        return Span(0, 0)
+    return Span(meta.start_pos, meta.end_pos)
+
+
+def _plain(value: Value | None) -> Any:
+    return None if value is None else value.data
+
+
+def _decode_string(token: str, span: Span, interp: Interpreter) -> str:
+    """A Starlark string literal's value (Python literal syntax for the quoted forms used here)."""
+    try:
+        value = ast.literal_eval(token)  # a single string token, never code
+    except (ValueError, SyntaxError) as exc:
+        raise interp.error(
+            f"invalid string literal: {exc.msg if isinstance(exc, SyntaxError) else exc}", span
+        ) from None
+    if not isinstance(value, str):  # pragma: no cover - the grammar admits string tokens only
+        raise interp.error("expected a string", span)
+    return value
+
+
+# ---- native rules
+
+
+def _emit_rule(builder: DocBuilder, source: Source, program: Program, rule: PrefixRule) -> None:
+    """One native rule per priority level: patterns naming a program path (priority 1) are tried
+    before basename rules (priority 0), as Codex tries exact program rules first."""
+    loc = Location(source, rule.span)
+    levels: dict[int, list[str]] = {}
+    for tokens in rule.patterns:
+        if any(re.search(r"\s", t) for t in tokens):
+            builder.warn(
+                f"token with a blank in `{' '.join(tokens)}`: toolpolicy matches words joined by "
+                "spaces, so it also matches the split words",
+                loc,
+                code=DIFFERS,
+            )
+        level = levels.setdefault(1 if "/" in tokens[0] else 0, [])
+        level.extend(token_expressions(tokens))
+        if rule.decision == "allow":
+            for host in program.hosts.get(tokens[0], []):
+                level.extend(token_expressions([host, *tokens[1:]]))
+    for priority, matches in sorted(levels.items(), reverse=True):
+        unique = list(dict.fromkeys(matches))
+        builder.add_rule(
+            {
+                "decision": DECISIONS[rule.decision],
+                "match": unique if len(unique) > 1 else unique[0],
+                "priority": priority or None,
+                "reason": rule.justification,
+            },
+            loc,
+        )
+
+
+def token_expressions(tokens: list[str]) -> list[str]:
+    """A token prefix as native expressions: the words exactly, or followed by more words."""
+    if all(_PLAIN_TOKEN.fullmatch(t) for t in tokens) and not tokens[-1].endswith(":"):
+        return [f"{TOOLS}({' '.join(tokens)} *)"]
+    text = glob_escape(" ".join(tokens))
+    return [f"{TOOLS}:command={safe_value_glob(text)}", f"{TOOLS}:command={text} *"]
+
+
+# ---- examples -> tests
+
+
+def rule_matches(rule: PrefixRule, argv: list[str], hosts: dict[str, list[str]]) -> bool:
+    """Codex's token-prefix match, with its host-executable fallback for an absolute argv[0]."""
+    if _prefix_match(rule, argv):
+        return True
+    program = argv[0]
+    if not program.startswith("/"):
+        return False
+    base = program.rsplit("/", 1)[-1]
+    if base in hosts and program not in hosts[base]:
+        return False
+    return _prefix_match(rule, [base, *argv[1:]])
+
+
+def _prefix_match(rule: PrefixRule, argv: list[str]) -> bool:
+    return any(len(argv) >= len(p) and argv[: len(p)] == p for p in rule.patterns)
+
+
+def codex_decision(program: Program, argv: list[str]) -> str | None:
+    """Codex's decision for argv: the strictest matching rule (exact program rules first)."""
+    exact = [r for r in program.rules if _prefix_match(r, argv)]
+    found = exact or [r for r in program.rules if rule_matches(r, argv, program.hosts)]
+    if not found:
+        return None
+    return max((r.decision for r in found), key=SEVERITY.__getitem__)
+
+
+def _emit_tests(
+    builder: DocBuilder, source: Source, program: Program, rule: PrefixRule, seen: set[str]
+) -> None:
+    errors: list[PolicyError] = []
+    for kind, examples in (("match", rule.match), ("not_match", rule.not_match)):
+        for example in examples:
+            argv = example.data
+            matched = rule_matches(rule, argv, program.hosts)
+            loc = Location(source, example.span)
+            if matched != (kind == "match"):
+                errors.append(
+                    PolicyError(
+                        f"example `{shlex.join(argv)}` {'does not match' if kind == 'match' else 'matches'} its rule",
+                        code=PARSE_ERROR,
+                        location=loc,
+                        help="Codex rejects a rules file whose examples fail",
+                    )
+                )
+                continue
+            test = _test(kind, argv, program)
+            if test is not None and test["name"] not in seen:
+                seen.add(test["name"])
+                builder.add_test(test, loc)
+    if errors:
+        raise PolicyErrors(errors)
+
+
+def _test(kind: str, argv: list[str], program: Program) -> dict[str, Any] | None:
+    """An inline test for an example, when the native decision is certain to equal Codex's."""
+    decision = codex_decision(program, argv)
+    if not _certain(argv, decision):
+        return None
+    return {
+        "name": f"codex {kind.replace('_', ' ')} example: {shlex.join(argv)}",
+        "call": {"tool": "shell", "args": {"command": argv}},
+        "expect": DECISIONS[decision] if decision else "ask",
+    }
+
+
+def _certain(argv: list[str], decision: str | None) -> bool:
+    """Whether the native engine surely decides this argv as Codex does.
+
+    Wrappers and shells (SPEC 3 looks through or inside them), program paths (basename fallback
+    differs) and, for allows, words that are not plain are left without an expectation.
+    """
+    program = argv[0]
+    if not _PLAIN_PROGRAM.fullmatch(program) or program in _UNCERTAIN_PROGRAMS:
+        return False
+    if any("\n" in word for word in argv):
+        return False
+    return decision != "allow" or all(_PLAIN_TOKEN.fullmatch(word) for word in argv)
