@@ -191,8 +191,9 @@ def test_rule_locations_point_at_headers() -> None:
         "# head\n\n"
         + _rule(toolName="a", decision="allow", priority=1)
         + "\n"
-        + _rule(toolName="b", decision="deny", priority=1, allowRedirection=True)
+        + _rule(toolName="b", decision="allow", priority=1, allowRedirection=True)
     )
     result = _import(text)
     assert result.origins == {"rules[0]": "policy.toml:3", "rules[1]": "policy.toml:8"}
-    assert result.warnings[0].location.line == 12
+    assert result.document["rules"][1]["allow_redirection"] is True
+    assert not result.warnings
