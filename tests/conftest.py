@@ -18,5 +18,9 @@ def empty_cwd(tmp_path: Path) -> Path:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--update-golden", action="store_true", default=False,
-                     help="rewrite golden CLI transcripts from the current output")
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite golden CLI transcripts from the current output",
+    )

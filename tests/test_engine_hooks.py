@@ -34,22 +34,34 @@ def hooks(event: str, command: str, matcher: str | None = None, **opts: Any) -> 
 
 def test_pre_tool_use_exit_2_denies_with_stderr_reason(tmp_path: Path) -> None:
     veto = script(tmp_path, "veto.sh", "echo 'no deploys on friday' >&2\nexit 2\n")
-    d = engine_for(tmp_path, {"version": 1, "hooks": hooks("pre_tool_use", veto)}).decide("deploy", {"env": "prod"})
+    d = engine_for(tmp_path, {"version": 1, "hooks": hooks("pre_tool_use", veto)}).decide(
+        "deploy", {"env": "prod"}
+    )
     assert (d.decision, d.source, d.reason) == ("deny", "pre_tool_use_hook", "no deploys on friday")
 
 
 def test_pre_tool_use_allow_json(tmp_path: Path) -> None:
-    ok = script(tmp_path, "ok.sh", "echo '{\"hookSpecificOutput\": {\"permissionDecision\": \"allow\", "
-                                   "\"permissionDecisionReason\": \"fine\"}}'\n")
+    ok = script(
+        tmp_path,
+        "ok.sh",
+        'echo \'{"hookSpecificOutput": {"permissionDecision": "allow", '
+        '"permissionDecisionReason": "fine"}}\'\n',
+    )
     d = engine_for(tmp_path, {"version": 1, "hooks": hooks("pre_tool_use", ok)}).decide("deploy", {})
     assert (d.decision, d.source, d.reason) == ("allow", "pre_tool_use_hook", "fine")
 
 
-@pytest.mark.parametrize("body", ["exit 1\n", "echo '{not json' \n", "echo '{\"decision\": \"maybe\"}'\n",
-                                  "kill -9 $$\n", "sleep 30\n"])
+@pytest.mark.parametrize(
+    "body",
+    ["exit 1\n", "echo '{not json' \n", 'echo \'{"decision": "maybe"}\'\n', "kill -9 $$\n", "sleep 30\n"],
+)
 def test_pre_tool_use_failures_deny(tmp_path: Path, body: str) -> None:
     bad = script(tmp_path, "bad.sh", body)
-    policy = {"version": 1, "default": "allow", "hooks": hooks("pre_tool_use", bad, timeout=1, on_error="ignore")}
+    policy = {
+        "version": 1,
+        "default": "allow",
+        "hooks": hooks("pre_tool_use", bad, timeout=1, on_error="ignore"),
+    }
     d = engine_for(tmp_path, policy).decide("deploy", {})
     assert (d.decision, d.source) == ("deny", "pre_tool_use_hook"), d
 
@@ -62,8 +74,11 @@ def test_missing_hook_command_denies(tmp_path: Path) -> None:
 def test_rules_decide_before_pre_tool_use(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     touch = script(tmp_path, "touch.sh", f"touch {marker}\n")
-    policy = {"version": 1, "permissions": {"deny": ["deploy:env=prod"], "allow": ["deploy:env=dev"]},
-              "hooks": hooks("pre_tool_use", touch)}
+    policy = {
+        "version": 1,
+        "permissions": {"deny": ["deploy:env=prod"], "allow": ["deploy:env=dev"]},
+        "hooks": hooks("pre_tool_use", touch),
+    }
     engine = engine_for(tmp_path, policy)
     assert engine.decide("deploy", {"env": "prod"}).source == "rule"
     assert engine.decide("deploy", {"env": "dev"}).decision == "allow"
@@ -81,13 +96,17 @@ def test_guard_deny_beats_allow_rule(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("mode", "want"), [(None, "ask"), ("yolo", "ask"), ("non_interactive", "deny")])
 def test_guard_ask_is_a_floor(tmp_path: Path, mode: str | None, want: str) -> None:
-    guard = script(tmp_path, "guard.sh", "echo '{\"hook_specific_output\": {\"permission_decision\": \"ask\"}}'\n")
+    guard = script(
+        tmp_path, "guard.sh", 'echo \'{"hook_specific_output": {"permission_decision": "ask"}}\'\n'
+    )
     policy = {"version": 1, "permissions": {"allow": ["deploy"]}, "hooks": hooks("tool_guard", guard)}
     assert engine_for(tmp_path, policy, mode=mode).decide("deploy", {}).decision == want
 
 
 def test_guard_allow_is_ignored(tmp_path: Path) -> None:
-    guard = script(tmp_path, "guard.sh", "echo '{\"hook_specific_output\": {\"permission_decision\": \"allow\"}}'\n")
+    guard = script(
+        tmp_path, "guard.sh", 'echo \'{"hook_specific_output": {"permission_decision": "allow"}}\'\n'
+    )
     policy = {"version": 1, "default": "ask", "hooks": hooks("tool_guard", guard)}
     assert engine_for(tmp_path, policy).decide("deploy", {}).decision == "ask"
 
@@ -104,15 +123,23 @@ def _rewrite(tmp_path: Path, new_input: dict[str, Any]) -> str:
 
 
 def test_rewrite_can_tighten(tmp_path: Path) -> None:
-    policy = {"version": 1, "default": "allow", "permissions": {"deny": ["deploy:env=prod"]},
-              "hooks": hooks("pre_tool_use", _rewrite(tmp_path, {"env": "prod"}))}
+    policy = {
+        "version": 1,
+        "default": "allow",
+        "permissions": {"deny": ["deploy:env=prod"]},
+        "hooks": hooks("pre_tool_use", _rewrite(tmp_path, {"env": "prod"})),
+    }
     d = engine_for(tmp_path, policy).decide("deploy", {"env": "stage", "tag": "v1"})
     assert (d.decision, d.rule) == ("deny", "permissions.deny[0]")
 
 
 def test_rewrite_never_loosens_and_is_complete(tmp_path: Path) -> None:
-    policy = {"version": 1, "default": "ask", "permissions": {"allow": ["deploy:env=dev"]},
-              "hooks": hooks("pre_tool_use", _rewrite(tmp_path, {"env": "dev"}))}
+    policy = {
+        "version": 1,
+        "default": "ask",
+        "permissions": {"allow": ["deploy:env=dev"]},
+        "hooks": hooks("pre_tool_use", _rewrite(tmp_path, {"env": "dev"})),
+    }
     d = engine_for(tmp_path, policy).decide("deploy", {"env": "stage", "tag": "v1"})
     assert d.decision == "ask"
     assert d.updated_input == {"env": "dev", "tag": "v1"}
@@ -149,8 +176,9 @@ def test_dispatch_other_events(tmp_path: Path) -> None:
 
 def test_hooks_false_skips_hooks(tmp_path: Path) -> None:
     veto = script(tmp_path, "veto.sh", "exit 2\n")
-    (tmp_path / "p.yaml").write_text(json.dumps({"version": 1, "default": "allow",
-                                                 "hooks": hooks("pre_tool_use", veto)}))
+    (tmp_path / "p.yaml").write_text(
+        json.dumps({"version": 1, "default": "allow", "hooks": hooks("pre_tool_use", veto)})
+    )
     assert Engine(load_policy(tmp_path / "p.yaml"), hooks=False).decide("x", {}).decision == "allow"
 
 
@@ -174,8 +202,11 @@ async def test_sync_decide_with_hooks_inside_running_loop(tmp_path: Path) -> Non
 def test_decision_log_and_approval_hooks(tmp_path: Path) -> None:
     seen = tmp_path / "approval.json"
     hook = script(tmp_path, "approval.sh", f"cat > {seen}\n")
-    policy = {"version": 1, "permissions": {"deny": ["deploy:token=*"]},
-              "hooks": hooks("on_tool_approval_decision", hook)}
+    policy = {
+        "version": 1,
+        "permissions": {"deny": ["deploy:token=*"]},
+        "hooks": hooks("on_tool_approval_decision", hook),
+    }
     (tmp_path / "p.yaml").write_text(json.dumps(policy))
     log = tmp_path / "decisions.jsonl"
     engine = Engine(load_policy(tmp_path / "p.yaml"), log=str(log))
@@ -193,8 +224,11 @@ def test_decision_log_and_approval_hooks(tmp_path: Path) -> None:
 
 
 def test_builtin_redact_secrets_rewrites_input(tmp_path: Path) -> None:
-    policy = {"version": 1, "default": "ask",
-              "hooks": {"pre_tool_use": [{"hooks": [{"type": "builtin", "builtin": "redact_secrets"}]}]}}
+    policy = {
+        "version": 1,
+        "default": "ask",
+        "hooks": {"pre_tool_use": [{"hooks": [{"type": "builtin", "builtin": "redact_secrets"}]}]},
+    }
     secret = "AKIA" + "ABCDEFGHIJKLMNOP"
     d = engine_for(tmp_path, policy).decide("shell", {"cmd": f"echo {secret}", "cwd": "/tmp"})
     assert d.updated_input is not None and secret not in json.dumps(d.updated_input)

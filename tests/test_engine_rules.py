@@ -13,90 +13,296 @@ from toolpolicy import Engine, PolicyError, load_policy
 ENGINES = ["indexed", "reference"]
 
 
-def decide(policy_text: str, tool: str, args: Any = None, *, engine: str = "indexed", mode: str | None = None,
-           **kw: Any):  # type: ignore[no-untyped-def]
+def decide(
+    policy_text: str,
+    tool: str,
+    args: Any = None,
+    *,
+    engine: str = "indexed",
+    mode: str | None = None,
+    **kw: Any,
+):  # type: ignore[no-untyped-def]
     policy = load_policy(text=policy_text, name="policy.yaml")
     return Engine(policy, mode=mode, hooks=False, reference=engine == "reference").decide(tool, args, **kw)
 
 
 CASES = [
     # (note, policy, tool, args, mode, want, want_rule)
-    ("deny beats allow at the same priority",
-     "version: 1\npermissions: {allow: [probe], deny: ['probe:v=x']}", "probe", {"v": "x"}, None, "deny",
-     "permissions.deny[0]"),
-    ("ask beats allow", "version: 1\npermissions: {allow: [probe], ask: [probe]}", "probe", {}, None, "ask",
-     "permissions.ask[0]"),
-    ("higher priority allow beats a deny",
-     "version: 1\nrules:\n- {decision: deny, match: probe}\n- {decision: allow, match: probe, priority: 5}",
-     "probe", {}, None, "allow", "rules[1]"),
-    ("only the highest priority counts, then the most restrictive",
-     "version: 1\nrules:\n- {decision: allow, match: probe, priority: 5}\n- {decision: ask, match: probe, priority: 5}\n"
-     "- {decision: deny, match: probe, priority: 1}", "probe", {}, None, "ask", "rules[1]"),
-    ("the first deciding rule in file order is reported",
-     "version: 1\nrules:\n- {id: b, decision: deny, match: 'probe:v=*'}\n- {id: a, decision: deny, match: probe}",
-     "probe", {"v": "1"}, None, "deny", "b"),
-    ("default when nothing matches", "version: 1\ndefault: deny\npermissions: {allow: [other]}", "probe", {},
-     None, "deny", None),
-    ("read-only hint allows", "version: 1\ntools: {peek: {read_only: true}}", "peek", {}, None, "allow", None),
-    ("a deny rule beats the read-only hint", "version: 1\ntools: {peek: {read_only: true}}\n"
-     "permissions: {deny: [peek]}", "peek", {}, None, "deny", "permissions.deny[0]"),
-    ("when true matches", "version: 1\nrules:\n- {decision: deny, match: probe, when: 'args.n > 3'}", "probe",
-     {"n": 5}, None, "deny", "rules[0]"),
-    ("when false does not", "version: 1\nrules:\n- {decision: deny, match: probe, when: 'args.n > 3'}", "probe",
-     {"n": 1}, None, "ask", None),
-    ("when error on a deny rule asks", "version: 1\ndefault: allow\n"
-     "rules:\n- {decision: deny, match: probe, when: 'args.path.endsWith(\".env\")'}", "probe", {}, None, "ask",
-     "rules[0]"),
-    ("when error on an allow rule does not match", "version: 1\n"
-     "rules:\n- {decision: allow, match: probe, when: 'args.n > 3'}", "probe", {"n": "x"}, None, "ask", None),
-    ("has() guards", "version: 1\ndefault: allow\n"
-     "rules:\n- {decision: deny, match: probe, when: 'has(args.path) && args.path.endsWith(\".env\")'}",
-     "probe", {}, None, "allow", None),
-    ("rule modes: not in this mode", "version: 1\nrules:\n- {decision: allow, match: probe, modes: [yolo]}",
-     "probe", {}, None, "ask", None),
-    ("rule modes: in this mode", "version: 1\nrules:\n- {decision: deny, match: probe, modes: [non_interactive]}",
-     "probe", {}, "non_interactive", "deny", "rules[0]"),
+    (
+        "deny beats allow at the same priority",
+        "version: 1\npermissions: {allow: [probe], deny: ['probe:v=x']}",
+        "probe",
+        {"v": "x"},
+        None,
+        "deny",
+        "permissions.deny[0]",
+    ),
+    (
+        "ask beats allow",
+        "version: 1\npermissions: {allow: [probe], ask: [probe]}",
+        "probe",
+        {},
+        None,
+        "ask",
+        "permissions.ask[0]",
+    ),
+    (
+        "higher priority allow beats a deny",
+        "version: 1\nrules:\n- {decision: deny, match: probe}\n- {decision: allow, match: probe, priority: 5}",
+        "probe",
+        {},
+        None,
+        "allow",
+        "rules[1]",
+    ),
+    (
+        "only the highest priority counts, then the most restrictive",
+        "version: 1\nrules:\n- {decision: allow, match: probe, priority: 5}\n- {decision: ask, match: probe, priority: 5}\n"
+        "- {decision: deny, match: probe, priority: 1}",
+        "probe",
+        {},
+        None,
+        "ask",
+        "rules[1]",
+    ),
+    (
+        "the first deciding rule in file order is reported",
+        "version: 1\nrules:\n- {id: b, decision: deny, match: 'probe:v=*'}\n- {id: a, decision: deny, match: probe}",
+        "probe",
+        {"v": "1"},
+        None,
+        "deny",
+        "b",
+    ),
+    (
+        "default when nothing matches",
+        "version: 1\ndefault: deny\npermissions: {allow: [other]}",
+        "probe",
+        {},
+        None,
+        "deny",
+        None,
+    ),
+    (
+        "read-only hint allows",
+        "version: 1\ntools: {peek: {read_only: true}}",
+        "peek",
+        {},
+        None,
+        "allow",
+        None,
+    ),
+    (
+        "a deny rule beats the read-only hint",
+        "version: 1\ntools: {peek: {read_only: true}}\npermissions: {deny: [peek]}",
+        "peek",
+        {},
+        None,
+        "deny",
+        "permissions.deny[0]",
+    ),
+    (
+        "when true matches",
+        "version: 1\nrules:\n- {decision: deny, match: probe, when: 'args.n > 3'}",
+        "probe",
+        {"n": 5},
+        None,
+        "deny",
+        "rules[0]",
+    ),
+    (
+        "when false does not",
+        "version: 1\nrules:\n- {decision: deny, match: probe, when: 'args.n > 3'}",
+        "probe",
+        {"n": 1},
+        None,
+        "ask",
+        None,
+    ),
+    (
+        "when error on a deny rule asks",
+        "version: 1\ndefault: allow\n"
+        "rules:\n- {decision: deny, match: probe, when: 'args.path.endsWith(\".env\")'}",
+        "probe",
+        {},
+        None,
+        "ask",
+        "rules[0]",
+    ),
+    (
+        "when error on an allow rule does not match",
+        "version: 1\nrules:\n- {decision: allow, match: probe, when: 'args.n > 3'}",
+        "probe",
+        {"n": "x"},
+        None,
+        "ask",
+        None,
+    ),
+    (
+        "has() guards",
+        "version: 1\ndefault: allow\n"
+        "rules:\n- {decision: deny, match: probe, when: 'has(args.path) && args.path.endsWith(\".env\")'}",
+        "probe",
+        {},
+        None,
+        "allow",
+        None,
+    ),
+    (
+        "rule modes: not in this mode",
+        "version: 1\nrules:\n- {decision: allow, match: probe, modes: [yolo]}",
+        "probe",
+        {},
+        None,
+        "ask",
+        None,
+    ),
+    (
+        "rule modes: in this mode",
+        "version: 1\nrules:\n- {decision: deny, match: probe, modes: [non_interactive]}",
+        "probe",
+        {},
+        "non_interactive",
+        "deny",
+        "rules[0]",
+    ),
     ("yolo turns the default ask into allow", "version: 1", "probe", {}, "yolo", "allow", None),
     ("non_interactive turns ask into deny", "version: 1", "probe", {}, "non_interactive", "deny", None),
-    ("args that are not an object match no condition", "version: 1\npermissions: {deny: ['probe:v=*']}",
-     "probe", "not an object", None, "ask", None),
-    ("null never matches even *", "version: 1\npermissions: {deny: ['probe:v=*']}", "probe", {"v": None}, None,
-     "ask", None),
-    ("numbers match their JSON text", "version: 1\npermissions: {deny: ['probe:v=3.14']}", "probe",
-     {"v": 3.14}, None, "deny", "permissions.deny[0]"),
-    ("booleans match true/false", "version: 1\npermissions: {deny: ['probe:v=true']}", "probe", {"v": True},
-     None, "deny", "permissions.deny[0]"),
-    ("objects match their compact JSON", 'version: 1\npermissions: {deny: [\'probe:v={"a":1}\']}', "probe",
-     {"v": {"a": 1}}, None, "deny", "permissions.deny[0]"),
-    ("tool alternation in match", "version: 1\nrules:\n- {decision: deny, match: 'a|b|c'}", "b", {}, None, "deny",
-     "rules[0]"),
-    ("a list of matches (any)", "version: 1\nrules:\n- {decision: deny, match: ['a', 'probe:v=x']}", "probe",
-     {"v": "x"}, None, "deny", "rules[0]"),
-    ("tool glob star matches every tool", "version: 1\npermissions: {deny: ['*']}", "anything", {}, None, "deny",
-     "permissions.deny[0]"),
-    ("escaped star in a value is literal", "version: 1\npermissions: {allow: ['probe:v=a\\*']}", "probe",
-     {"v": "ab"}, None, "ask", None),
-    ("case-insensitive tool names", "version: 1\nglob: {case: insensitive}\npermissions: {deny: [PROBE]}",
-     "probe", {}, None, "deny", "permissions.deny[0]"),
-    ("claude Task is an alias of Agent", "version: 1\nprofile: claude-code\npermissions: {deny: ['Task(Explore)']}",
-     "Agent", {"subagent_type": "Explore"}, None, "deny", "permissions.deny[0]"),
-    ("claude Tool(param:value)", "version: 1\nprofile: claude-code\npermissions: {deny: ['Agent(model:opus)']}",
-     "Agent", {"model": "opus", "subagent_type": "x"}, None, "deny", "permissions.deny[0]"),
-    ("call form on an unknown tool denies on any argument", "version: 1\npermissions: {deny: ['probe(*secret*)']}",
-     "probe", {"a": "x", "b": "my secret"}, None, "deny", "permissions.deny[0]"),
+    (
+        "args that are not an object match no condition",
+        "version: 1\npermissions: {deny: ['probe:v=*']}",
+        "probe",
+        "not an object",
+        None,
+        "ask",
+        None,
+    ),
+    (
+        "null never matches even *",
+        "version: 1\npermissions: {deny: ['probe:v=*']}",
+        "probe",
+        {"v": None},
+        None,
+        "ask",
+        None,
+    ),
+    (
+        "numbers match their JSON text",
+        "version: 1\npermissions: {deny: ['probe:v=3.14']}",
+        "probe",
+        {"v": 3.14},
+        None,
+        "deny",
+        "permissions.deny[0]",
+    ),
+    (
+        "booleans match true/false",
+        "version: 1\npermissions: {deny: ['probe:v=true']}",
+        "probe",
+        {"v": True},
+        None,
+        "deny",
+        "permissions.deny[0]",
+    ),
+    (
+        "objects match their compact JSON",
+        "version: 1\npermissions: {deny: ['probe:v={\"a\":1}']}",
+        "probe",
+        {"v": {"a": 1}},
+        None,
+        "deny",
+        "permissions.deny[0]",
+    ),
+    (
+        "tool alternation in match",
+        "version: 1\nrules:\n- {decision: deny, match: 'a|b|c'}",
+        "b",
+        {},
+        None,
+        "deny",
+        "rules[0]",
+    ),
+    (
+        "a list of matches (any)",
+        "version: 1\nrules:\n- {decision: deny, match: ['a', 'probe:v=x']}",
+        "probe",
+        {"v": "x"},
+        None,
+        "deny",
+        "rules[0]",
+    ),
+    (
+        "tool glob star matches every tool",
+        "version: 1\npermissions: {deny: ['*']}",
+        "anything",
+        {},
+        None,
+        "deny",
+        "permissions.deny[0]",
+    ),
+    (
+        "escaped star in a value is literal",
+        "version: 1\npermissions: {allow: ['probe:v=a\\*']}",
+        "probe",
+        {"v": "ab"},
+        None,
+        "ask",
+        None,
+    ),
+    (
+        "case-insensitive tool names",
+        "version: 1\nglob: {case: insensitive}\npermissions: {deny: [PROBE]}",
+        "probe",
+        {},
+        None,
+        "deny",
+        "permissions.deny[0]",
+    ),
+    (
+        "claude Task is an alias of Agent",
+        "version: 1\nprofile: claude-code\npermissions: {deny: ['Task(Explore)']}",
+        "Agent",
+        {"subagent_type": "Explore"},
+        None,
+        "deny",
+        "permissions.deny[0]",
+    ),
+    (
+        "claude Tool(param:value)",
+        "version: 1\nprofile: claude-code\npermissions: {deny: ['Agent(model:opus)']}",
+        "Agent",
+        {"model": "opus", "subagent_type": "x"},
+        None,
+        "deny",
+        "permissions.deny[0]",
+    ),
+    (
+        "call form on an unknown tool denies on any argument",
+        "version: 1\npermissions: {deny: ['probe(*secret*)']}",
+        "probe",
+        {"a": "x", "b": "my secret"},
+        None,
+        "deny",
+        "permissions.deny[0]",
+    ),
 ]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize(("note", "policy", "tool", "args", "mode", "want", "rule"), CASES, ids=[c[0] for c in CASES])
-def test_rule_semantics(note: str, policy: str, tool: str, args: Any, mode: str | None, want: str,
-                        rule: str | None, engine: str) -> None:
+@pytest.mark.parametrize(
+    ("note", "policy", "tool", "args", "mode", "want", "rule"), CASES, ids=[c[0] for c in CASES]
+)
+def test_rule_semantics(
+    note: str, policy: str, tool: str, args: Any, mode: str | None, want: str, rule: str | None, engine: str
+) -> None:
     d = decide(policy, tool, args, engine=engine, mode=mode)
     assert (d.decision, d.rule) == (want, rule), d
 
 
 def test_when_error_is_in_diagnostics() -> None:
-    d = decide("version: 1\nrules:\n- {decision: deny, match: probe, when: 'args.path.endsWith(\"x\")'}", "probe", {})
+    d = decide(
+        "version: 1\nrules:\n- {decision: deny, match: probe, when: 'args.path.endsWith(\"x\")'}", "probe", {}
+    )
     assert d.decision == "ask"
     assert any("could not be evaluated" in x for x in d.diagnostics)
 
@@ -104,14 +310,20 @@ def test_when_error_is_in_diagnostics() -> None:
 def test_decision_json_shape() -> None:
     d = decide("version: 1\npermissions: {deny: ['probe:v=x']}", "probe", {"v": "x"})
     assert d.to_json() == {
-        "decision": "deny", "reason": "denied by rule `permissions.deny[0]` (`probe:v=x`)", "source": "rule",
-        "rule": "permissions.deny[0]", "location": "policy.yaml:2:23", "updated_input": None, "diagnostics": [],
+        "decision": "deny",
+        "reason": "denied by rule `permissions.deny[0]` (`probe:v=x`)",
+        "source": "rule",
+        "rule": "permissions.deny[0]",
+        "location": "policy.yaml:2:23",
+        "updated_input": None,
+        "diagnostics": [],
     }
 
 
 def test_compiled_policy_is_picklable_and_immutable() -> None:
-    policy = load_policy(text="version: 1\nrules:\n- {decision: deny, match: 'probe:v=x*', when: 'args.n > 1'}",
-                         name="p.yaml")
+    policy = load_policy(
+        text="version: 1\nrules:\n- {decision: deny, match: 'probe:v=x*', when: 'args.n > 1'}", name="p.yaml"
+    )
     Engine(policy, hooks=False).decide("probe", {"v": "xy", "n": 2})  # builds the lazy index first
     clone = pickle.loads(pickle.dumps(policy))
     assert Engine(clone, hooks=False).decide("probe", {"v": "xy", "n": 2}).decision == "deny"
@@ -132,8 +344,20 @@ async def test_decide_inside_running_loop() -> None:
     assert Engine(policy, hooks=False).decide("probe", {"v": "x"}).decision == "deny"
 
 
-@pytest.mark.parametrize("args", [None, 1, "s", [], {"v": [1, {"x": None}]}, {"v": "\x00" * 10}, {"": ""},
-                                  {"v": float("nan")}, {"v": 10**30}])
+@pytest.mark.parametrize(
+    "args",
+    [
+        None,
+        1,
+        "s",
+        [],
+        {"v": [1, {"x": None}]},
+        {"v": "\x00" * 10},
+        {"": ""},
+        {"v": float("nan")},
+        {"v": 10**30},
+    ],
+)
 def test_odd_arguments_always_decide(args: Any) -> None:
     d = decide("version: 1\npermissions: {deny: ['probe:v=*x*']}", "probe", args)
     assert d.decision in ("allow", "ask", "deny")
@@ -149,18 +373,27 @@ def test_unknown_engine_mode_is_an_error() -> None:
         Engine(load_policy(text="version: 1", name="p.yaml"), mode="sideways")
 
 
-@pytest.mark.parametrize(("text", "code", "snippet"), [
-    ("version: 1\npermissions: {deny: ['probe:v=x:v=y']}", "policy_parse_error", ":v=y"),
-    ("version: 1\npermissions: {deny: ['probe:v=[a']}", "policy_parse_error", "["),
-    ("version: 1\nrules:\n- {decision: deny, match: probe, when: 'argz.x'}", "policy_type_error", "argz"),
-    ("version: 1\nhooks: {pre_tool_uze: []}", "policy_unknown_event", "pre_tool_uze"),
-    ("version: 1\nhooks: {pre_tool_use: [{matcher: 'a(', hooks: [{type: command, command: x}]}]}",
-     "policy_parse_error", "("),
-    ("version: 1\nrules:\n- {id: a, decision: deny, match: x}\n- {id: a, decision: deny, match: y}",
-     "policy_duplicate_id", "a"),
-    ("version: 2", "policy_schema_error", "2"),
-    ("version: 1\nextends: [missing.yaml]", "policy_io_error", "missing.yaml"),
-])
+@pytest.mark.parametrize(
+    ("text", "code", "snippet"),
+    [
+        ("version: 1\npermissions: {deny: ['probe:v=x:v=y']}", "policy_parse_error", ":v=y"),
+        ("version: 1\npermissions: {deny: ['probe:v=[a']}", "policy_parse_error", "["),
+        ("version: 1\nrules:\n- {decision: deny, match: probe, when: 'argz.x'}", "policy_type_error", "argz"),
+        ("version: 1\nhooks: {pre_tool_uze: []}", "policy_unknown_event", "pre_tool_uze"),
+        (
+            "version: 1\nhooks: {pre_tool_use: [{matcher: 'a(', hooks: [{type: command, command: x}]}]}",
+            "policy_parse_error",
+            "(",
+        ),
+        (
+            "version: 1\nrules:\n- {id: a, decision: deny, match: x}\n- {id: a, decision: deny, match: y}",
+            "policy_duplicate_id",
+            "a",
+        ),
+        ("version: 2", "policy_schema_error", "2"),
+        ("version: 1\nextends: [missing.yaml]", "policy_io_error", "missing.yaml"),
+    ],
+)
 def test_policy_errors_are_located(text: str, code: str, snippet: str) -> None:
     with pytest.raises(PolicyError) as info:
         load_policy(text=text, name="policy.yaml")
@@ -193,8 +426,9 @@ def test_extends_merges_lists_and_detects_cycles(tmp_path: Any) -> None:
 
 
 def test_toml_policy_same_decisions(tmp_path: Any) -> None:
-    (tmp_path / "p.toml").write_text('version = 1\n[permissions]\ndeny = ["probe:v=x"]\n'
-                                     '[[rules]]\ndecision = "allow"\nmatch = "probe"\n')
+    (tmp_path / "p.toml").write_text(
+        'version = 1\n[permissions]\ndeny = ["probe:v=x"]\n[[rules]]\ndecision = "allow"\nmatch = "probe"\n'
+    )
     engine = Engine(load_policy(tmp_path / "p.toml"), hooks=False)
     assert engine.decide("probe", {"v": "x"}).decision == "deny"
     assert engine.decide("probe", {"v": "y"}).decision == "allow"
@@ -210,8 +444,9 @@ def test_toml_errors_name_the_line(tmp_path: Any) -> None:
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_oversize_arguments_are_never_allowed_by_rules(engine: str) -> None:
-    policy = load_policy(text="version: 1\npermissions:\n  allow: ['probe:v=*']\n  deny: ['probe:v=*evil*']\n",
-                         name="p.yaml")
+    policy = load_policy(
+        text="version: 1\npermissions:\n  allow: ['probe:v=*']\n  deny: ['probe:v=*evil*']\n", name="p.yaml"
+    )
     eng = Engine(policy, hooks=False, reference=engine == "reference", max_args_chars=1000)
     assert eng.decide("probe", {"v": "x" * 999}).decision == "allow"
     big = eng.decide("probe", {"v": "x" * 1001})

@@ -24,9 +24,9 @@ def _parse(text: str) -> tuple[list[str], int, str, str]:
     current = None
     for line in text.splitlines(keepends=True):
         if line.startswith("# args:"):
-            args = shlex.split(line[len("# args:"):])
+            args = shlex.split(line[len("# args:") :])
         elif line.startswith("# exit:"):
-            code = int(line[len("# exit:"):])
+            code = int(line[len("# exit:") :])
         elif line.rstrip("\n") in ("# stdout", "# stderr"):
             current = line.strip()[2:]
         elif current is not None:
@@ -40,7 +40,7 @@ def _render(args: list[str], code: int, out: str, err: str) -> str:
 
 @pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.txt")), ids=lambda p: p.stem)
 def test_golden(path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    args, code, out, err = _parse(path.read_text())
+    args, _code, _out, _err = _parse(path.read_text())
     monkeypatch.chdir(GOLDEN)
     monkeypatch.setenv("NO_COLOR", "1")
     result = CliRunner().invoke(cli, args, catch_exceptions=False)

@@ -14,8 +14,12 @@ from toolpolicy import Engine, load_policy
 from toolpolicy.cli import cli
 
 CASES = Path(__file__).parent / "cases" / "conformance"
-FILES = {"claude-code": "settings.json", "docker-agent": "agent.yaml", "gemini": "policy.toml",
-         "codex": "default.rules"}
+FILES = {
+    "claude-code": "settings.json",
+    "docker-agent": "agent.yaml",
+    "gemini": "policy.toml",
+    "codex": "default.rules",
+}
 
 
 def _cases() -> list[Any]:
@@ -41,7 +45,9 @@ def _write(fmt: str, case: dict[str, Any], folder: Path) -> Path:
 
 @pytest.mark.parametrize("suffix", [".yaml", ".toml"])
 @pytest.mark.parametrize(("fmt", "case"), _cases())
-def test_imported_policy_decides_the_same(fmt: str, case: dict[str, Any], suffix: str, tmp_path: Path) -> None:
+def test_imported_policy_decides_the_same(
+    fmt: str, case: dict[str, Any], suffix: str, tmp_path: Path
+) -> None:
     src = _write(fmt, case, tmp_path)
     out = tmp_path / f"native{suffix}"
     result = CliRunner().invoke(cli, ["import", fmt, str(src), "-o", str(out)])
@@ -56,8 +62,10 @@ def test_imported_policy_decides_the_same(fmt: str, case: dict[str, Any], suffix
 
 def test_import_to_stdout_names_source_lines(tmp_path: Path) -> None:
     src = tmp_path / "policy.toml"
-    src.write_text("[[rule]]\ntoolName = 'run_shell_command'\ncommandPrefix = 'git log'\ndecision = 'allow'\n"
-                   "priority = 100\n")
+    src.write_text(
+        "[[rule]]\ntoolName = 'run_shell_command'\ncommandPrefix = 'git log'\ndecision = 'allow'\n"
+        "priority = 100\n"
+    )
     result = CliRunner().invoke(cli, ["import", "gemini", str(src)])
     assert result.exit_code == 0, result.stderr
     assert f"from {src}:1" in result.stdout

@@ -1,8 +1,8 @@
 """toolpolicy: decide, for every tool call an AI agent makes, allow, ask or deny.
 
-    from toolpolicy import load_policy, Engine
-    engine = Engine(load_policy("policy.yaml"))
-    engine.decide("shell", {"cmd": "sudo ls"}).decision   # -> "deny"
+from toolpolicy import load_policy, Engine
+engine = Engine(load_policy("policy.yaml"))
+engine.decide("shell", {"cmd": "sudo ls"}).decision   # -> "deny"
 """
 
 from __future__ import annotations

@@ -20,9 +20,15 @@ NATIVE = "toolpolicy"
 FORMATS = (NATIVE, "claude-code", "docker-agent", "gemini", "codex", "agent-code")
 
 
-def load_policy(path: str | os.PathLike[str] | None = None, *, text: str | None = None,
-                format: str | None = None, name: str | None = None,
-                base_dir: str | None = None, import_options: dict[str, Any] | None = None) -> CompiledPolicy:
+def load_policy(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    text: str | None = None,
+    format: str | None = None,
+    name: str | None = None,
+    base_dir: str | None = None,
+    import_options: dict[str, Any] | None = None,
+) -> CompiledPolicy:
     """Parse, validate and compile a policy file (or `text`); raises `PolicyError` (with `.errors`).
 
     Args:
@@ -35,19 +41,29 @@ def load_policy(path: str | os.PathLike[str] | None = None, *, text: str | None 
     Raises:
         PolicyError: every problem of the file, located (`.errors` lists them, sorted).
     """
-    return compile_policy(load_document(path, text=text, format=format, name=name, base_dir=base_dir,
-                                        import_options=import_options))
+    return compile_policy(
+        load_document(
+            path, text=text, format=format, name=name, base_dir=base_dir, import_options=import_options
+        )
+    )
 
 
-def load_document(path: str | os.PathLike[str] | None = None, *, text: str | None = None,
-                  format: str | None = None, name: str | None = None,
-                  base_dir: str | None = None, import_options: dict[str, Any] | None = None) -> LoadedPolicy:
+def load_document(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    text: str | None = None,
+    format: str | None = None,
+    name: str | None = None,
+    base_dir: str | None = None,
+    import_options: dict[str, Any] | None = None,
+) -> LoadedPolicy:
     """Load and validate (without compiling): the native document, whatever the input format."""
     source = _source(path, text, name)
     fmt = format or detect_format(source)
     if fmt not in FORMATS:
-        raise PolicyError(f"unknown policy format `{fmt}`", code="policy_usage_error",
-                          help="one of: " + ", ".join(FORMATS))
+        raise PolicyError(
+            f"unknown policy format `{fmt}`", code="policy_usage_error", help="one of: " + ", ".join(FORMATS)
+        )
     if base_dir is None and path is None:
         base_dir = os.getcwd()
     try:

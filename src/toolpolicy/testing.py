@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import PolicyError
-from .source import Location, Source, Span
 from .runtime.compiled import CompiledPolicy, PolicyTestCase
+from .source import Location, Source, Span
 
 
 @dataclass
@@ -20,8 +20,11 @@ class TestResult:
     __test__ = False
 
     def as_error(self) -> PolicyError:
-        return PolicyError(f"test `{self.case.name}` failed: {self.message}", code="policy_test_failed",
-                           location=location_from_string(self.case.location))
+        return PolicyError(
+            f"test `{self.case.name}` failed: {self.message}",
+            code="policy_test_failed",
+            location=location_from_string(self.case.location),
+        )
 
 
 def location_from_string(text: str | None) -> Location | None:
@@ -31,7 +34,8 @@ def location_from_string(text: str | None) -> Location | None:
     name, _, rest = text.rpartition(":")
     name, _, line = name.rpartition(":")
     try:
-        source = Source(name, open(name, encoding="utf-8").read())
+        with open(name, encoding="utf-8") as fh:
+            source = Source(name, fh.read())
         offset = source.offset_of(int(line), int(rest))
     except (OSError, ValueError, UnicodeDecodeError):
         return None

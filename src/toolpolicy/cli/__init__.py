@@ -22,10 +22,15 @@ def _register() -> None:
 
     for cmd in (eval_command, check_command, schema_command):
         cli.add_command(cmd)
-    for module, name in (("hook_cmd", "hook_command"), ("test_cmd", "test_command"),
-                         ("fmt_cmd", "fmt_command"), ("diff_cmd", "diff_command"),
-                         ("import_cmd", "import_command"), ("compile_cmd", "compile_command"),
-                         ("compile_cmd", "bench_command")):
+    for module, name in (
+        ("hook_cmd", "hook_command"),
+        ("test_cmd", "test_command"),
+        ("fmt_cmd", "fmt_command"),
+        ("diff_cmd", "diff_command"),
+        ("import_cmd", "import_command"),
+        ("compile_cmd", "compile_command"),
+        ("compile_cmd", "bench_command"),
+    ):
         try:
             mod = __import__(f"{__name__}.{module}", fromlist=[name])
         except ImportError:

@@ -16,8 +16,13 @@ from .common import FORMAT_CHOICES, load_or_exit
 @click.command("compile")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default=None)
-@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
-              help="write the compiled policy as a pickle instead of dumping it")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="write the compiled policy as a pickle instead of dumping it",
+)
 def compile_command(path: str, fmt: str | None, output: str | None) -> None:
     """Compile a policy and print its rules and decision index (or pickle it with -o)."""
     from ..compiler.dump import dump_policy
@@ -51,5 +56,7 @@ def bench_command(policy_path: str, calls_file: TextIO, repeat: int, no_hooks: b
                 start = time.perf_counter()
                 engine.decide(call["tool"], call.get("args"))
                 times.append((time.perf_counter() - start) * 1e6)
-        click.echo(f"{label:9} calls={len(calls)} median={statistics.median(times):.1f}us "
-                   f"p99={sorted(times)[int(len(times) * 0.99) - 1]:.1f}us max={max(times):.1f}us")
+        click.echo(
+            f"{label:9} calls={len(calls)} median={statistics.median(times):.1f}us "
+            f"p99={sorted(times)[int(len(times) * 0.99) - 1]:.1f}us max={max(times):.1f}us"
+        )

@@ -13,8 +13,9 @@ from .exit_codes import ExitCode
 from .output import write_json_line
 
 
-def run_eval(policy: Any, calls: Any, *, mode: str | None, hooks: bool, explain: bool, cwd: str | None,
-             out: TextIO) -> list[str]:
+def run_eval(
+    policy: Any, calls: Any, *, mode: str | None, hooks: bool, explain: bool, cwd: str | None, out: TextIO
+) -> list[str]:
     """Decide each call and write one JSON decision per line; returns the decisions."""
     from ..runtime.engine import Engine
 
@@ -22,9 +23,19 @@ def run_eval(policy: Any, calls: Any, *, mode: str | None, hooks: bool, explain:
     decisions = []
     for lineno, call in calls:
         if isinstance(call, str):  # a line that is not a valid call
-            write_json_line({"line": lineno, "decision": "deny", "reason": call, "source": "default",
-                             "rule": None, "location": None, "updated_input": None,
-                             "diagnostics": [call]}, out)
+            write_json_line(
+                {
+                    "line": lineno,
+                    "decision": "deny",
+                    "reason": call,
+                    "source": "default",
+                    "rule": None,
+                    "location": None,
+                    "updated_input": None,
+                    "diagnostics": [call],
+                },
+                out,
+            )
             decisions.append("deny")
             continue
         context = dict(call.get("context") or {})
@@ -65,26 +76,47 @@ def iter_calls(stream: TextIO):  # type: ignore[no-untyped-def]
 
 
 @click.command("eval")
-@click.option("--policy", "-p", "policy_path", required=True, type=click.Path(dir_okay=False),
-              help="the policy file")
-@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default=None,
-              help="the policy's format (detected from the name and content by default)")
+@click.option(
+    "--policy", "-p", "policy_path", required=True, type=click.Path(dir_okay=False), help="the policy file"
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMAT_CHOICES),
+    default=None,
+    help="the policy's format (detected from the name and content by default)",
+)
 @click.option("--call", "call_json", default=None, help='one call as JSON: {"tool": ..., "args": {...}}')
-@click.option("--calls", "calls_file", type=click.File("r"), default=None,
-              help="a JSONL file of calls (`-` for stdin): one decision per line, streamed")
+@click.option(
+    "--calls",
+    "calls_file",
+    type=click.File("r"),
+    default=None,
+    help="a JSONL file of calls (`-` for stdin): one decision per line, streamed",
+)
 @click.option("--mode", type=click.Choice(["default", "yolo", "non_interactive"]), default=None)
 @click.option("--no-hooks", is_flag=True, help="skip every hook (rules, hints and the default only)")
 @click.option("--explain", is_flag=True, help="say which rules matched and why (reference interpreter)")
 @click.option("--cwd", default=None, help="the working directory the calls happen in")
 @click.option("--exit-code", "exit_code", is_flag=True, help="exit 3 on deny and 4 on ask (single call)")
-def eval_command(policy_path: str, fmt: str | None, call_json: str | None, calls_file: TextIO | None,
-                 mode: str | None, no_hooks: bool, explain: bool, cwd: str | None, exit_code: bool) -> None:
+def eval_command(
+    policy_path: str,
+    fmt: str | None,
+    call_json: str | None,
+    calls_file: TextIO | None,
+    mode: str | None,
+    no_hooks: bool,
+    explain: bool,
+    cwd: str | None,
+    exit_code: bool,
+) -> None:
     """Decide tool calls against a policy; print one JSON decision per line."""
     if (call_json is None) == (calls_file is None):
         raise click.UsageError("give exactly one of --call JSON or --calls FILE.jsonl")
     policy = load_or_exit(policy_path, fmt)
     calls = [(1, parse_call(call_json))] if call_json is not None else iter_calls(calls_file)
-    decisions = run_eval(policy, calls, mode=mode, hooks=not no_hooks, explain=explain, cwd=cwd,
-                         out=sys.stdout)
+    decisions = run_eval(
+        policy, calls, mode=mode, hooks=not no_hooks, explain=explain, cwd=cwd, out=sys.stdout
+    )
     if exit_code and call_json is not None and decisions:
         raise SystemExit({"allow": ExitCode.OK, "deny": ExitCode.DENY, "ask": ExitCode.ASK}[decisions[0]])

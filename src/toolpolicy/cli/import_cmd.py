@@ -18,8 +18,20 @@ from .common import print_errors
 from .exit_codes import ExitCode
 
 FOREIGN = ["claude-code", "docker-agent", "gemini", "codex", "agent-code"]
-ORDER = ("version", "name", "extends", "profile", "default", "mode", "glob", "tools", "permissions", "rules",
-         "hooks", "tests")
+ORDER = (
+    "version",
+    "name",
+    "extends",
+    "profile",
+    "default",
+    "mode",
+    "glob",
+    "tools",
+    "permissions",
+    "rules",
+    "hooks",
+    "tests",
+)
 
 
 def to_yaml(document: dict[str, Any], origins: dict[str, str], source: str) -> str:
@@ -29,7 +41,11 @@ def to_yaml(document: dict[str, Any], origins: dict[str, str], source: str) -> s
     def build(value: Any, path: str) -> Any:
         if isinstance(value, dict):
             cm = CommentedMap()
-            keys = [k for k in ORDER if k in value] + [k for k in value if k not in ORDER] if not path else list(value)
+            keys = (
+                [k for k in ORDER if k in value] + [k for k in value if k not in ORDER]
+                if not path
+                else list(value)
+            )
             for key in keys:
                 child = f"{path}.{key}" if path else key
                 cm[key] = build(value[key], child)
@@ -60,7 +76,9 @@ def to_toml(document: dict[str, Any], origins: dict[str, str], source: str) -> s
 
     header = [f"# imported from {source} by `policy import`"]
     header += [f"# {path}: from {where}" for path, where in sorted(origins.items())]
-    ordered = {k: document[k] for k in ORDER if k in document} | {k: v for k, v in document.items() if k not in ORDER}
+    ordered = {k: document[k] for k in ORDER if k in document} | {
+        k: v for k, v in document.items() if k not in ORDER
+    }
     return "\n".join(header) + "\n\n" + tomli_w.dumps(_drop_none(ordered))
 
 
@@ -81,8 +99,9 @@ def run_import(fmt: str, path: str, output: str | None) -> tuple[str, list[Polic
     result = import_document(source.text, format=fmt, path=path)
     as_toml = bool(output and output.endswith(".toml"))
     text = (to_toml if as_toml else to_yaml)(result.document, result.origins, path)
-    load_policy(text=text, name="imported.toml" if as_toml else "imported.yaml",
-                base_dir=_dir_of(path))  # never write what the engine would reject
+    load_policy(
+        text=text, name="imported.toml" if as_toml else "imported.yaml", base_dir=_dir_of(path)
+    )  # never write what the engine would reject
     return text, list(result.warnings)
 
 
@@ -95,8 +114,13 @@ def _dir_of(path: str) -> str:
 @click.command("import")
 @click.argument("fmt", metavar="FORMAT", type=click.Choice(FOREIGN))
 @click.argument("path", metavar="FILE", type=click.Path(exists=True, dir_okay=False))
-@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
-              help="write here (.yaml or .toml); stdout (YAML) by default")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="write here (.yaml or .toml); stdout (YAML) by default",
+)
 def import_command(fmt: str, path: str, output: str | None) -> None:
     """Convert an agent's permission config into a native policy."""
     try:

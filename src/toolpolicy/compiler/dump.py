@@ -22,16 +22,20 @@ def dump_policy(policy: CompiledPolicy) -> str:
         conds = " ".join(f"{c.key or '<primary>'}~/{c.regex}/" + ("=" if c.exact else "") for c in rule.conds)
         when = f" when {rule.when_text!r}" if rule.when_text else ""
         modes = f" modes={','.join(rule.modes)}" if rule.modes else ""
-        lines.append(f"  [{rule.index}] {rule.id} {rule.decision} p={rule.priority} "
-                     f"tools={','.join(rule.tools) or '-'} globs={','.join(rule.tool_glob_texts) or '-'} "
-                     f"{conds}{when}{modes}".rstrip())
+        lines.append(
+            f"  [{rule.index}] {rule.id} {rule.decision} p={rule.priority} "
+            f"tools={','.join(rule.tools) or '-'} globs={','.join(rule.tool_glob_texts) or '-'} "
+            f"{conds}{when}{modes}".rstrip()
+        )
     lines.append("  index:")
     for name in sorted(exact):
         lines.append(f"    {name!r} -> {exact[name]}")
     lines.append(f"    <tool globs> -> {globbed}")
     for event, groups in sorted(policy.hooks.items()):
         for group in groups:
-            labels = ", ".join(f"{h.type}:{getattr(h, 'command', None) or getattr(h, 'builtin', None) or h.model}"
-                               for h in group.hooks)
+            labels = ", ".join(
+                f"{h.type}:{getattr(h, 'command', None) or getattr(h, 'builtin', None) or h.model}"
+                for h in group.hooks
+            )
             lines.append(f"  hook {event} matcher={group.matcher or '*'}: {labels}")
     return "\n".join(lines) + "\n"

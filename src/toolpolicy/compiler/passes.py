@@ -95,13 +95,22 @@ def resolve_tools(work: Work) -> None:
     for name, decl in declared.items():
         key = name.casefold() if fold else name
         args = tuple(dict.fromkeys([*(decl.get("args") or ()), *([decl["arg"]] if decl.get("arg") else [])]))
-        work.tools[key] = ToolSpec(key, decl.get("kind", "generic"), decl.get("arg"),
-                                   tuple(sorted((decl.get("aliases") or {}).items())),
-                                   bool(decl.get("read_only", False)), args)
+        work.tools[key] = ToolSpec(
+            key,
+            decl.get("kind", "generic"),
+            decl.get("arg"),
+            tuple(sorted((decl.get("aliases") or {}).items())),
+            bool(decl.get("read_only", False)),
+            args,
+        )
         if decl.get("kind", "generic") != "generic" and not decl.get("arg"):
-            work.errors.add(PolicyError(
-                f"tool `{name}` of kind `{decl.get('kind')}` needs an `arg` (its primary argument)",
-                code="policy_schema_error", location=work.loaded.located.loc(("tools", name))))
+            work.errors.add(
+                PolicyError(
+                    f"tool `{name}` of kind `{decl.get('kind')}` needs an `arg` (its primary argument)",
+                    code="policy_schema_error",
+                    location=work.loaded.located.loc(("tools", name)),
+                )
+            )
 
 
 # -- stage: collect rules (needs flatten) ---------------------------------------------------------
@@ -112,17 +121,40 @@ def collect_rules(work: Work) -> None:
         for decision in ("deny", "ask", "allow"):
             for i, expr in enumerate(getattr(doc.permissions, decision)):
                 path = ("permissions", decision, i)
-                work.source_rules.append(SourceRule(
-                    f"{prefix}permissions.{decision}[{i}]", decision, [(expr, path)], None, 0, None, None,
-                    lp.located, path))
+                work.source_rules.append(
+                    SourceRule(
+                        f"{prefix}permissions.{decision}[{i}]",
+                        decision,
+                        [(expr, path)],
+                        None,
+                        0,
+                        None,
+                        None,
+                        lp.located,
+                        path,
+                    )
+                )
         for i, rule in enumerate(doc.rules):
             matches = [rule.match] if isinstance(rule.match, str) else list(rule.match)
-            paths = [("rules", i, "match")] if isinstance(rule.match, str) else [
-                ("rules", i, "match", j) for j in range(len(matches))]
-            work.source_rules.append(SourceRule(
-                rule.id or f"{prefix}rules[{i}]", rule.decision, list(zip(matches, paths)), rule.when,
-                rule.priority, rule.reason, tuple(rule.modes) if rule.modes is not None else None,
-                lp.located, ("rules", i), rule.allow_redirection))
+            paths = (
+                [("rules", i, "match")]
+                if isinstance(rule.match, str)
+                else [("rules", i, "match", j) for j in range(len(matches))]
+            )
+            work.source_rules.append(
+                SourceRule(
+                    rule.id or f"{prefix}rules[{i}]",
+                    rule.decision,
+                    list(zip(matches, paths)),
+                    rule.when,
+                    rule.priority,
+                    rule.reason,
+                    tuple(rule.modes) if rule.modes is not None else None,
+                    lp.located,
+                    ("rules", i),
+                    rule.allow_redirection,
+                )
+            )
     _check_duplicate_ids(work)
 
 
@@ -130,9 +162,14 @@ def _check_duplicate_ids(work: Work) -> None:
     seen: dict[str, SourceRule] = {}
     for sr in work.source_rules:
         if sr.id in seen and sr.path[0] == "rules":
-            work.errors.add(PolicyError(f"rule id `{sr.id}` is used twice", code="policy_duplicate_id",
-                                        location=sr.doc.loc((*sr.path, "id")),
-                                        help="rule ids must be unique: tests and decisions refer to them"))
+            work.errors.add(
+                PolicyError(
+                    f"rule id `{sr.id}` is used twice",
+                    code="policy_duplicate_id",
+                    location=sr.doc.loc((*sr.path, "id")),
+                    help="rule ids must be unique: tests and decisions refer to them",
+                )
+            )
         seen.setdefault(sr.id, sr)
 
 
@@ -156,15 +193,35 @@ def compile_rules(work: Work) -> None:
             loc = sr.doc.loc(path)
             for shape in shapes:
                 index = len(work.rules)
-                work.rules.append(CompiledRule(
-                    index, sr.id, sr.decision, sr.priority, shape.tools, shape.tool_globs, shape.tool_glob_texts,
-                    shape.conds, when_ast, sr.when, sr.modes, sr.reason, str(loc), expr,
-                    sr.allow_redirection and sr.decision == "allow"))
+                work.rules.append(
+                    CompiledRule(
+                        index,
+                        sr.id,
+                        sr.decision,
+                        sr.priority,
+                        shape.tools,
+                        shape.tool_globs,
+                        shape.tool_glob_texts,
+                        shape.conds,
+                        when_ast,
+                        sr.when,
+                        sr.modes,
+                        sr.reason,
+                        str(loc),
+                        expr,
+                        sr.allow_redirection and sr.decision == "allow",
+                    )
+                )
                 if when_fn is not None:
                     work.when_fns[index] = when_fn
         if len(work.rules) > MAX_RULES:
-            work.errors.add(PolicyError(f"policy has more than {MAX_RULES} rules", code="policy_limit_exceeded",
-                                        location=sr.doc.loc(sr.path)))
+            work.errors.add(
+                PolicyError(
+                    f"policy has more than {MAX_RULES} rules",
+                    code="policy_limit_exceeded",
+                    location=sr.doc.loc(sr.path),
+                )
+            )
             return
 
 
@@ -201,9 +258,14 @@ def compile_hooks(work: Work) -> None:
     for lp in work.chain:
         for event, entries in lp.document.hooks.items():
             if event not in EVENTS:
-                work.errors.add(PolicyError(f"unknown hook event `{event}`", code="policy_unknown_event",
-                                            location=lp.located.key_loc(("hooks", event)),
-                                            help=did_you_mean(event, EVENTS) or "see SPEC 5.1 for the events"))
+                work.errors.add(
+                    PolicyError(
+                        f"unknown hook event `{event}`",
+                        code="policy_unknown_event",
+                        location=lp.located.key_loc(("hooks", event)),
+                        help=did_you_mean(event, EVENTS) or "see SPEC 5.1 for the events",
+                    )
+                )
                 continue
             for i, entry in enumerate(entries):
                 group = _hook_group(work, lp, event, i, entry)
@@ -242,9 +304,12 @@ def _check_regex(pattern: str) -> ExprError | None:
     try:
         re2.compile(pattern)
     except re2.error:
-        return ExprError("regular expression uses a feature the linear-time engine lacks "
-                         "(backreferences or lookaround)", 0, len(pattern),
-                         help="rewrite it without backreferences and lookaround")
+        return ExprError(
+            "regular expression uses a feature the linear-time engine lacks (backreferences or lookaround)",
+            0,
+            len(pattern),
+            help="rewrite it without backreferences and lookaround",
+        )
     return None
 
 
@@ -252,8 +317,15 @@ def _hook_spec(work: Work, lp: LoadedPolicy, path: tuple[Any, ...], hook: Any) -
     loc = str(lp.located.loc(path))
     env = tuple(sorted(getattr(hook, "env", {}).items()))
     if hook.type == "command":
-        return CommandHookSpec(hook.command, float(hook.timeout), hook.on_error, env,
-                               _working_dir(hook.working_dir, lp), hook.name, loc)
+        return CommandHookSpec(
+            hook.command,
+            float(hook.timeout),
+            hook.on_error,
+            env,
+            _working_dir(hook.working_dir, lp),
+            hook.name,
+            loc,
+        )
     if hook.type == "builtin":
         return _builtin_spec(work, lp, path, hook, env, loc)
     return _model_spec(work, lp, path, hook, loc)
@@ -271,21 +343,41 @@ def _builtin_spec(work: Work, lp: LoadedPolicy, path: tuple[Any, ...], hook: Any
 
     name = hook.builtin or hook.command
     if not name:
-        work.errors.add(PolicyError("builtin hook needs `builtin: NAME`", code="policy_schema_error",
-                                    location=lp.located.loc(path)))
+        work.errors.add(
+            PolicyError(
+                "builtin hook needs `builtin: NAME`",
+                code="policy_schema_error",
+                location=lp.located.loc(path),
+            )
+        )
         return None
     if name not in known_builtins():
         key = "builtin" if hook.builtin else "command"
-        work.errors.add(PolicyError(f"unknown builtin hook `{name}`", code="policy_unknown_builtin",
-                                    location=lp.located.loc((*path, key)),
-                                    help=did_you_mean(name, known_builtins())))
+        work.errors.add(
+            PolicyError(
+                f"unknown builtin hook `{name}`",
+                code="policy_unknown_builtin",
+                location=lp.located.loc((*path, key)),
+                help=did_you_mean(name, known_builtins()),
+            )
+        )
         return None
     problem = check_builtin_args(name, hook.args)
     if problem:
-        work.errors.add(PolicyError(problem, code="policy_builtin_args", location=lp.located.loc((*path, "args"))))
+        work.errors.add(
+            PolicyError(problem, code="policy_builtin_args", location=lp.located.loc((*path, "args")))
+        )
         return None
-    return BuiltinHookSpec(name, tuple(hook.args), float(hook.timeout), hook.on_error, env,
-                           _working_dir(hook.working_dir, lp), hook.name, loc)
+    return BuiltinHookSpec(
+        name,
+        tuple(hook.args),
+        float(hook.timeout),
+        hook.on_error,
+        env,
+        _working_dir(hook.working_dir, lp),
+        hook.name,
+        loc,
+    )
 
 
 def _model_spec(work: Work, lp: LoadedPolicy, path: tuple[Any, ...], hook: Any, loc: str) -> Any:
@@ -294,14 +386,24 @@ def _model_spec(work: Work, lp: LoadedPolicy, path: tuple[Any, ...], hook: Any, 
 
     ok = True
     if "/" not in hook.model or hook.model.split("/", 1)[0] not in ("openai", "anthropic", "local"):
-        work.errors.add(PolicyError(f"unknown model `{hook.model}`", code="policy_model_error",
-                                    location=lp.located.loc((*path, "model")),
-                                    help="write `openai/<model>`, `anthropic/<model>` or `local/<name-or-path>`"))
+        work.errors.add(
+            PolicyError(
+                f"unknown model `{hook.model}`",
+                code="policy_model_error",
+                location=lp.located.loc((*path, "model")),
+                help="write `openai/<model>`, `anthropic/<model>` or `local/<name-or-path>`",
+            )
+        )
         ok = False
     if hook.schema_ is not None and hook.schema_ not in KNOWN_SCHEMAS:
-        work.errors.add(PolicyError(f"unknown model hook schema `{hook.schema_}`", code="policy_model_error",
-                                    location=lp.located.loc((*path, "schema")),
-                                    help=did_you_mean(hook.schema_, KNOWN_SCHEMAS)))
+        work.errors.add(
+            PolicyError(
+                f"unknown model hook schema `{hook.schema_}`",
+                code="policy_model_error",
+                location=lp.located.loc((*path, "schema")),
+                help=did_you_mean(hook.schema_, KNOWN_SCHEMAS),
+            )
+        )
         ok = False
     try:
         template = parse_template(hook.prompt)
@@ -310,17 +412,36 @@ def _model_spec(work: Work, lp: LoadedPolicy, path: tuple[Any, ...], hook: Any, 
         return None
     if not ok:
         return None
-    return ModelHookSpec(hook.model, hook.prompt, template, hook.schema_, float(hook.timeout), hook.on_error,
-                         tuple(sorted(hook.options.items())), hook.name, loc)
+    return ModelHookSpec(
+        hook.model,
+        hook.prompt,
+        template,
+        hook.schema_,
+        float(hook.timeout),
+        hook.on_error,
+        tuple(sorted(hook.options.items())),
+        hook.name,
+        loc,
+    )
 
 
 # -- stage: tests -------------------------------------------------------------------------------------
 def collect_tests(work: Work) -> None:
     for lp in work.chain:
         for i, t in enumerate(lp.document.tests):
-            work.tests.append(PolicyTestCase(
-                t.name, t.call.tool, t.call.args, t.expect, tuple(sorted(t.call.context.items())), t.rule,
-                t.reason_contains, t.mode, str(lp.located.loc(("tests", i)))))
+            work.tests.append(
+                PolicyTestCase(
+                    t.name,
+                    t.call.tool,
+                    t.call.args,
+                    t.expect,
+                    tuple(sorted(t.call.context.items())),
+                    t.rule,
+                    t.reason_contains,
+                    t.mode,
+                    str(lp.located.loc(("tests", i))),
+                )
+            )
 
 
 STAGES: list[tuple[str, Callable[[Work], None]]] = [

@@ -62,15 +62,17 @@ def compile_permission(perm: Permission, decision: str, res: Resolver) -> list[R
     return shapes
 
 
-def _tool_part(tool: ToolPattern, decision: str, res: Resolver) -> tuple[tuple[str, ...], tuple[str, ...],
-                                                                          tuple[str, ...]]:
+def _tool_part(
+    tool: ToolPattern, decision: str, res: Resolver
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     text = tool.text
     if text == "*" or has_wildcard(text):
         try:
             return (), (glob_to_regex(text, fold=res.fold),), (text,)
         except GlobError as exc:
-            raise ExprError(f"invalid tool glob: {exc}", tool.span.start + exc.offset,
-                            tool.span.start + exc.offset + 1) from None
+            raise ExprError(
+                f"invalid tool glob: {exc}", tool.span.start + exc.offset, tool.span.start + exc.offset + 1
+            ) from None
     literal = _unescape(text)
     names = [res.canonical(literal)]
     covered = dict(res.profile.covers)
@@ -90,8 +92,12 @@ def _colon_conds(perm: Permission, res: Resolver) -> tuple[Cond, ...]:
     conds: list[Cond] = []
     for cond in perm.conditions:
         if cond.key in seen:
-            raise ExprError(f"condition key `{cond.key}` is repeated", cond.span.start, cond.span.end,
-                            help="conditions are ANDed: put both patterns in one glob, or use two rules")
+            raise ExprError(
+                f"condition key `{cond.key}` is repeated",
+                cond.span.start,
+                cond.span.end,
+                help="conditions are ANDed: put both patterns in one glob, or use two rules",
+            )
         seen[cond.key] = cond
         try:
             regex = glob_to_regex(cond.value, fold=res.fold)
@@ -102,8 +108,15 @@ def _colon_conds(perm: Permission, res: Resolver) -> tuple[Cond, ...]:
     return tuple(conds)
 
 
-def _call_form_shapes(perm: Permission, tool: ToolPattern, names: tuple[str, ...], globs: tuple[str, ...],
-                      texts: tuple[str, ...], decision: str, res: Resolver) -> list[RuleShape]:
+def _call_form_shapes(
+    perm: Permission,
+    tool: ToolPattern,
+    names: tuple[str, ...],
+    globs: tuple[str, ...],
+    texts: tuple[str, ...],
+    decision: str,
+    res: Resolver,
+) -> list[RuleShape]:
     spec_node = perm.call_spec
     assert spec_node is not None  # INVARIANT: call form
     spec_text = spec_node.text
@@ -132,15 +145,26 @@ def _spec_cond(tspec: ToolSpec, spec: str, offset: int, decision: str, res: Reso
         key, value = m.group(1), m.group(2)
         if key != tspec.arg:
             return _plain_cond(key, value, offset + len(key) + 1, res)
-        res.warnings.append(ExprError(
-            f"`{tspec.name}({key}:...)` names the primary argument: it is matched as `{tspec.name}(...)`",
-            offset, offset + len(key), code="policy_primary_param", help=f"write `{tspec.name}({value})`"))
+        res.warnings.append(
+            ExprError(
+                f"`{tspec.name}({key}:...)` names the primary argument: it is matched as `{tspec.name}(...)`",
+                offset,
+                offset + len(key),
+                code="policy_primary_param",
+                help=f"write `{tspec.name}({value})`",
+            )
+        )
         spec, offset = value, offset + len(key) + 1
     if tspec.arg is None and tspec.kind == "generic" and decision == "allow":
-        res.warnings.append(ExprError(
-            f"tool `{tspec.name}` has no known primary argument: this allow never matches",
-            offset, offset + len(spec), code="policy_no_primary_arg",
-            help=f"declare it under `tools: {{{tspec.name}: {{arg: NAME}}}}` or use `{tspec.name}:NAME=glob`"))
+        res.warnings.append(
+            ExprError(
+                f"tool `{tspec.name}` has no known primary argument: this allow never matches",
+                offset,
+                offset + len(spec),
+                code="policy_no_primary_arg",
+                help=f"declare it under `tools: {{{tspec.name}: {{arg: NAME}}}}` or use `{tspec.name}:NAME=glob`",
+            )
+        )
     pattern = _kind_pattern(tspec, spec, offset, decision, res)
     return Cond(None, pattern.regex, tspec.kind != "generic", pattern.exact, spec)
 
@@ -154,7 +178,9 @@ def _kind_pattern(tspec: ToolSpec, spec: str, offset: int, decision: str, res: R
         if tspec.kind == "path":
             from ..runtime.kinds import path
 
-            return path.compile_spec(spec, fold=res.fold, policy_dir=res.base_dir, for_allow=decision == "allow")
+            return path.compile_spec(
+                spec, fold=res.fold, policy_dir=res.base_dir, for_allow=decision == "allow"
+            )
         if tspec.kind == "url":
             from ..runtime.kinds import url
 

@@ -20,12 +20,20 @@ def parse_permission(text: str) -> Permission:
     if not text.strip():
         raise ExprError("empty permission expression", 0, len(text), help="write a tool name, e.g. `Bash`")
     if len(text) > MAX_EXPRESSION_CHARS:
-        raise ExprError(f"expression longer than {MAX_EXPRESSION_CHARS} characters", 0, len(text),
-                        code="policy_limit_exceeded")
+        raise ExprError(
+            f"expression longer than {MAX_EXPRESSION_CHARS} characters",
+            0,
+            len(text),
+            code="policy_limit_exceeded",
+        )
     if text != text.strip():
         lead = len(text) - len(text.lstrip())
-        raise ExprError("permission expression has leading or trailing spaces", lead if lead else
-                        len(text.rstrip()), len(text), help="remove the spaces around the expression")
+        raise ExprError(
+            "permission expression has leading or trailing spaces",
+            lead if lead else len(text.rstrip()),
+            len(text),
+            help="remove the spaces around the expression",
+        )
     tree = _parse_tree(text)
     return _build(tree, text)
 
@@ -37,14 +45,21 @@ def _parse_tree(text: str):  # type: ignore[no-untyped-def]
         return get_parser("permission.lark").parse(text)
     except UnexpectedCharacters as exc:
         ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
-        raise ExprError(_unexpected_char_message(ch, text, exc.pos_in_stream), exc.pos_in_stream,
-                        exc.pos_in_stream + 1, help=_char_help(ch)) from None
+        raise ExprError(
+            _unexpected_char_message(ch, text, exc.pos_in_stream),
+            exc.pos_in_stream,
+            exc.pos_in_stream + 1,
+            help=_char_help(ch),
+        ) from None
     except UnexpectedToken as exc:
         pos = exc.token.start_pos if exc.token.start_pos is not None else len(text)
         token = str(exc.token)
         if exc.token.type == "$END" or not token:
-            raise ExprError("expected a tool name after `|`" if text.endswith("|") else
-                            "unexpected end of expression", len(text), len(text) + 1) from None
+            raise ExprError(
+                "expected a tool name after `|`" if text.endswith("|") else "unexpected end of expression",
+                len(text),
+                len(text) + 1,
+            ) from None
         ch = token[0]
         message = _unexpected_char_message(ch, text, pos) if ch in "() \t|" else f"unexpected `{token}`"
         if ch == "|":

@@ -50,17 +50,20 @@ def read_source(path: str | os.PathLike[str]) -> Source:
         if size > MAX_FILE_BYTES:
             raise PolicyError(
                 f"policy file is {size} bytes, over the {MAX_FILE_BYTES} byte limit",
-                code="policy_limit_exceeded", file=str(path),
+                code="policy_limit_exceeded",
+                file=str(path),
             )
         raw = p.read_bytes()
     except OSError as exc:
-        raise PolicyError(f"cannot read `{path}`: {exc.strerror or exc}", code="policy_io_error",
-                          file=str(path)) from None
+        raise PolicyError(
+            f"cannot read `{path}`: {exc.strerror or exc}", code="policy_io_error", file=str(path)
+        ) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise PolicyError(f"`{path}` is not UTF-8 text (byte {exc.start})", code="policy_io_error",
-                          file=str(path)) from None
+        raise PolicyError(
+            f"`{path}` is not UTF-8 text (byte {exc.start})", code="policy_io_error", file=str(path)
+        ) from None
     return Source(str(path), text)
 
 
@@ -68,10 +71,13 @@ def load_native(source: Source, *, base_dir: str | None = None, _chain: tuple[st
     """Parse and validate one native policy text, then load and merge what it `extends`."""
     located = load_text(source, syntax_of(source.name))
     document = validate(located)
-    base = base_dir or os.path.dirname(os.path.abspath(source.name)) if source.name[:1] != "<" else (
-        base_dir or os.getcwd())
+    base = (
+        base_dir or os.path.dirname(os.path.abspath(source.name))
+        if source.name[:1] != "<"
+        else (base_dir or os.getcwd())
+    )
     loaded = LoadedPolicy(document, located, base)
-    loaded.parents = _load_extends(loaded, _chain + (os.path.abspath(source.name),))
+    loaded.parents = _load_extends(loaded, (*_chain, os.path.abspath(source.name)))
     return loaded
 
 
@@ -80,7 +86,8 @@ def validate(located: LocatedDoc) -> PolicyDocument:
     if not isinstance(data, dict):
         kind = "empty" if data is None else type(data).__name__
         raise PolicyError(
-            f"a policy must be a mapping, this document is {kind}", code="policy_schema_error",
+            f"a policy must be a mapping, this document is {kind}",
+            code="policy_schema_error",
             location=Location(located.source, Span(0, 0)),
             help="start with `version: 1`",
         )
@@ -110,9 +117,9 @@ def _data_path(loc: tuple[Any, ...], data: Any) -> tuple[Any, ...]:
     node = data
     for i, part in enumerate(loc):
         last = i == len(loc) - 1
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+        if (isinstance(node, dict) and part in node) or (
+            isinstance(node, list) and isinstance(part, int) and part < len(node)
+        ):
             node = node[part]
         elif not last:
             continue
@@ -130,8 +137,11 @@ def _describe(err: Any, path: tuple[Any, ...], located: LocatedDoc) -> tuple[str
         return f"missing required key `{path[-1]}`", None, False
     if kind == "union_tag_invalid":
         tag = err.get("ctx", {}).get("tag")
-        return (f"unknown hook type `{tag}` at `{where}`",
-                "a hook's `type` is `command`, `builtin` or `model`", False)
+        return (
+            f"unknown hook type `{tag}` at `{where}`",
+            "a hook's `type` is `command`, `builtin` or `model`",
+            False,
+        )
     if kind == "union_tag_not_found":
         return f"hook at `{where}` has no `type`", "add `type: command`, `builtin` or `model`", False
     if kind == "literal_error":
@@ -199,12 +209,22 @@ def _load_extends(loaded: LoadedPolicy, chain: tuple[str, ...]) -> list[LoadedPo
         loc = loaded.located.loc(("extends", i))
         target = os.path.abspath(os.path.join(loaded.base_dir, os.path.expanduser(ref)))
         if target in chain:
-            errors.append(PolicyError(f"`extends` cycle: `{ref}` is already being loaded",
-                                      code="policy_extends_cycle", location=loc))
+            errors.append(
+                PolicyError(
+                    f"`extends` cycle: `{ref}` is already being loaded",
+                    code="policy_extends_cycle",
+                    location=loc,
+                )
+            )
             continue
         if len(chain) >= MAX_EXTENDS_DEPTH:
-            errors.append(PolicyError(f"`extends` nested deeper than {MAX_EXTENDS_DEPTH} files",
-                                      code="policy_limit_exceeded", location=loc))
+            errors.append(
+                PolicyError(
+                    f"`extends` nested deeper than {MAX_EXTENDS_DEPTH} files",
+                    code="policy_limit_exceeded",
+                    location=loc,
+                )
+            )
             continue
         try:
             parents.append(load_native(read_source(target), _chain=chain))

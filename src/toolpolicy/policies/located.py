@@ -70,7 +70,8 @@ def load_yaml(source: Source) -> LocatedDoc:
         ) from None
     except (YAMLError, RecursionError, ValueError) as exc:
         raise PolicyError(
-            f"cannot parse YAML: {exc}".splitlines()[0], code="policy_syntax_error",
+            f"cannot parse YAML: {exc}".splitlines()[0],
+            code="policy_syntax_error",
             location=Location(source, Span(0, 0)),
         ) from None
     doc = LocatedDoc(source, None)
@@ -94,7 +95,8 @@ def _walk(node: Any, path: Path, doc: LocatedDoc, depth: int) -> Any:
 
     if depth > MAX_DEPTH:
         raise PolicyError(
-            f"document nested deeper than {MAX_DEPTH} levels", code="policy_limit_exceeded",
+            f"document nested deeper than {MAX_DEPTH} levels",
+            code="policy_limit_exceeded",
             location=doc.loc(path),
         )
     if isinstance(node, CommentedMap):
@@ -156,7 +158,8 @@ def load_toml(source: Source) -> LocatedDoc:
         off = source.offset_of(line, col)
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc)) or "invalid TOML"
         raise PolicyError(
-            f"invalid TOML: {msg[0].lower() + msg[1:]}", code="policy_syntax_error",
+            f"invalid TOML: {msg[0].lower() + msg[1:]}",
+            code="policy_syntax_error",
             location=Location(source, Span(off, off + 1)),
         ) from None
     except RecursionError:

@@ -35,7 +35,9 @@ def _url(arg: str = "url", *, args: tuple[str, ...] = ()) -> dict[str, Any]:
     return {"kind": "url", "arg": arg, "args": [arg, *args]}
 
 
-def _generic(arg: str | None = None, *, read_only: bool = False, args: tuple[str, ...] = ()) -> dict[str, Any]:
+def _generic(
+    arg: str | None = None, *, read_only: bool = False, args: tuple[str, ...] = ()
+) -> dict[str, Any]:
     return {"kind": "generic", "arg": arg, "read_only": read_only, "args": [a for a in (arg, *args) if a]}
 
 

@@ -50,7 +50,8 @@ class Rule(_Model):
     reason: str | None = None
     modes: list[RuleMode] | None = None
     allow_redirection: bool = Field(
-        default=False, description="an allow rule that also covers its shell command's output redirections")
+        default=False, description="an allow rule that also covers its shell command's output redirections"
+    )
 
     @field_validator("match")
     @classmethod

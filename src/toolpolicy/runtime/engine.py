@@ -15,6 +15,7 @@ Then the guard's floor, then the mode: `yolo` turns a final ask into allow (not 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 import uuid
@@ -58,9 +59,18 @@ class Engine:
         session_id: put in hook payloads and the log.
     """
 
-    def __init__(self, policy: CompiledPolicy, mode: str | None = None, *, hooks: bool = True,
-                 reference: bool = False, log: Any = None, session_id: str | None = None,
-                 explain: bool = False, max_args_chars: int = DEFAULT_MAX_ARGS) -> None:
+    def __init__(
+        self,
+        policy: CompiledPolicy,
+        mode: str | None = None,
+        *,
+        hooks: bool = True,
+        reference: bool = False,
+        log: Any = None,
+        session_id: str | None = None,
+        explain: bool = False,
+        max_args_chars: int = DEFAULT_MAX_ARGS,
+    ) -> None:
         if mode is not None and mode not in MODES:
             raise ValueError(f"unknown mode `{mode}`; expected one of {', '.join(MODES)}")
         self.policy = policy
@@ -76,8 +86,14 @@ class Engine:
         self._home = os.path.expanduser("~")
 
     # -- public API ---------------------------------------------------------------------------
-    def decide(self, tool: str, args: Any = None, *, context: Mapping[str, Any] | None = None,
-               read_only: bool | None = None) -> Decision:
+    def decide(
+        self,
+        tool: str,
+        args: Any = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        read_only: bool | None = None,
+    ) -> Decision:
         """Decide one call; never raises for a bad call (it decides, failing closed)."""
         start = time.perf_counter()
         flow = self._flow(tool, args, context, read_only)
@@ -91,14 +107,18 @@ class Engine:
             decision = _internal_error(exc)
         entry = self._record(tool, args, decision, start)
         if self._wants_approval_hooks():
-            try:
+            with contextlib.suppress(Exception):  # an observational event never changes the decision
                 self._run_hooks_sync(self._approval_request(tool, decision, entry))
-            except Exception:  # noqa: S110 - an observational event never changes the decision
-                pass
         return decision
 
-    async def adecide(self, tool: str, args: Any = None, *, context: Mapping[str, Any] | None = None,
-                      read_only: bool | None = None) -> Decision:
+    async def adecide(
+        self,
+        tool: str,
+        args: Any = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        read_only: bool | None = None,
+    ) -> Decision:
         """The asyncio variant of `decide`; hooks run without blocking the event loop."""
         start = time.perf_counter()
         flow = self._flow(tool, args, context, read_only)
@@ -112,10 +132,8 @@ class Engine:
             decision = _internal_error(exc)
         entry = self._record(tool, args, decision, start)
         if self._wants_approval_hooks():
-            try:
+            with contextlib.suppress(Exception):  # an observational event never changes the decision
                 await self._run_hooks(self._approval_request(tool, decision, entry))
-            except Exception:  # noqa: S110 - an observational event never changes the decision
-                pass
         return decision
 
     def dispatch(self, event: str, payload: Mapping[str, Any] | None = None) -> HookResult:
@@ -125,8 +143,14 @@ class Engine:
     async def adispatch(self, event: str, payload: Mapping[str, Any] | None = None) -> HookResult:
         return await self._run_hooks(self._event_request(event, payload))
 
-    def rules_only(self, tool: str, args: Any = None, *, context: Mapping[str, Any] | None = None,
-                   mode: str | None = None) -> RuleVerdict:
+    def rules_only(
+        self,
+        tool: str,
+        args: Any = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        mode: str | None = None,
+    ) -> RuleVerdict:
         """What the rules alone say (no hooks, hints or default); used by tests and `--explain`."""
         call = prepare(self.policy, tool, args, context, mode or self.mode)
         return self._rules(call)
@@ -144,8 +168,16 @@ class Engine:
         if guard is not None:
             diagnostics.extend(guard.errors)
             if guard.decision == "deny" or guard.blocked:
-                return self._finish(Decision("deny", guard.reason or "blocked by tool_guard hook",
-                                             "guard_hook", hooks=tuple(hook_records)), diagnostics, trace)
+                return self._finish(
+                    Decision(
+                        "deny",
+                        guard.reason or "blocked by tool_guard hook",
+                        "guard_hook",
+                        hooks=tuple(hook_records),
+                    ),
+                    diagnostics,
+                    trace,
+                )
             if guard.decision == "ask":
                 floor = Decision("ask", guard.reason or "tool_guard hook asks", "guard_hook")
 
@@ -165,31 +197,50 @@ class Engine:
         if decided is None and (read_only or policy.tool_spec(call.tool).read_only):
             decided = Decision("allow", f"`{call.raw_tool}` is read-only", "read_only_hint")
         if decided is None:
-            decided = Decision(policy.default, f"no rule decided; the policy default is {policy.default}",
-                               "default")
+            decided = Decision(
+                policy.default, f"no rule decided; the policy default is {policy.default}", "default"
+            )
         if floor is not None and DECISION_WEIGHT[decided.decision] < DECISION_WEIGHT["ask"]:
             decided = floor
         decided = self._apply_mode(decided, from_guard=decided is floor)
         return self._finish(
-            Decision(decided.decision, decided.reason, decided.source, decided.rule, decided.location,
-                     updated_input, hooks=tuple(hook_records)),
-            diagnostics, trace,
+            Decision(
+                decided.decision,
+                decided.reason,
+                decided.source,
+                decided.rule,
+                decided.location,
+                updated_input,
+                hooks=tuple(hook_records),
+            ),
+            diagnostics,
+            trace,
         )
 
-    def _after_pre_tool_use(self, pre: HookResult, call: PreparedCall, context: Any,
-                            trace: list[str]) -> Generator[HookRequest, HookResult,
-                                                           tuple[Decision | None, dict[str, Any] | None]]:
+    def _after_pre_tool_use(
+        self, pre: HookResult, call: PreparedCall, context: Any, trace: list[str]
+    ) -> Generator[HookRequest, HookResult, tuple[Decision | None, dict[str, Any] | None]]:
         yield from ()
         updated = pre.updated_input if isinstance(pre.updated_input, dict) else None
         decided: Decision | None = None
         if pre.decision == "deny" or pre.blocked:
             decided = Decision("deny", pre.reason or "blocked by pre_tool_use hook", "pre_tool_use_hook")
         elif pre.decision in ("ask", "allow"):
-            decided = Decision(pre.decision, pre.reason or f"pre_tool_use hook says {pre.decision}",
-                               "pre_tool_use_hook")
+            decided = Decision(
+                pre.decision, pre.reason or f"pre_tool_use hook says {pre.decision}", "pre_tool_use_hook"
+            )
         if updated is not None and (decided is None or decided.decision != "deny"):
-            recheck = self._rules(prepare(self.policy, call.raw_tool, updated, context, self.mode,
-                                          home=self._home, max_args=self.max_args_chars))
+            recheck = self._rules(
+                prepare(
+                    self.policy,
+                    call.raw_tool,
+                    updated,
+                    context,
+                    self.mode,
+                    home=self._home,
+                    max_args=self.max_args_chars,
+                )
+            )
             if self.explain:
                 trace.append("rules re-checked on the rewritten input")
                 trace.extend(_trace(recheck))
@@ -199,8 +250,9 @@ class Engine:
                 decided = self._rule_decision(recheck)
         return decided, updated
 
-    def _hooks(self, event: str, call: PreparedCall, records: list[dict[str, Any]]
-               ) -> Generator[HookRequest, HookResult, HookResult | None]:
+    def _hooks(
+        self, event: str, call: PreparedCall, records: list[dict[str, Any]]
+    ) -> Generator[HookRequest, HookResult, HookResult | None]:
         if not self.hooks_enabled or not self.policy.hooks.get(event):
             return None
         payload = {
@@ -245,17 +297,35 @@ class Engine:
         if decided.decision != "ask":
             return decided
         if self.mode == "yolo" and not from_guard:
-            return Decision("allow", f"yolo mode allows what would ask ({decided.reason})", "mode",
-                            decided.rule, decided.location)
+            return Decision(
+                "allow",
+                f"yolo mode allows what would ask ({decided.reason})",
+                "mode",
+                decided.rule,
+                decided.location,
+            )
         if self.mode == "non_interactive":
-            return Decision("deny", f"non-interactive mode denies what would ask ({decided.reason})",
-                            "mode", decided.rule, decided.location)
+            return Decision(
+                "deny",
+                f"non-interactive mode denies what would ask ({decided.reason})",
+                "mode",
+                decided.rule,
+                decided.location,
+            )
         return decided
 
     def _finish(self, decision: Decision, diagnostics: list[str], trace: list[str]) -> Decision:
-        return Decision(decision.decision, decision.reason, decision.source, decision.rule,
-                        decision.location, decision.updated_input, tuple(dict.fromkeys(diagnostics)),
-                        decision.hooks, tuple(trace))
+        return Decision(
+            decision.decision,
+            decision.reason,
+            decision.source,
+            decision.rule,
+            decision.location,
+            decision.updated_input,
+            tuple(dict.fromkeys(diagnostics)),
+            decision.hooks,
+            tuple(trace),
+        )
 
     # -- hooks plumbing -------------------------------------------------------------------------
     def _event_request(self, event: str, payload: Mapping[str, Any] | None) -> HookRequest:
@@ -304,13 +374,19 @@ class Engine:
                 return None
             from .log import make_entry
 
-            entry = make_entry(policy_digest=self.policy.digest, tool=str(tool), args=args,
-                               decision=decision.to_json(), latency_ms=latency_ms,
-                               hooks=list(decision.hooks), session_id=self.session_id)
+            entry = make_entry(
+                policy_digest=self.policy.digest,
+                tool=str(tool),
+                args=args,
+                decision=decision.to_json(),
+                latency_ms=latency_ms,
+                hooks=list(decision.hooks),
+                session_id=self.session_id,
+            )
             if self._log is not None:
                 self._log.record(entry)
             return entry
-        except Exception:  # noqa: S110 - logging must never change or break a decision
+        except Exception:  # logging must never change or break a decision
             return None
 
     def _wants_approval_hooks(self) -> bool:
@@ -351,18 +427,26 @@ def _rule_reason(decision: str, rule: CompiledRule) -> str:
 
 
 def _trace(verdict: RuleVerdict) -> list[str]:
-    lines = [f"matched `{r.id}` ({r.decision}, priority {r.priority}) at {r.location}: `{r.expression}`"
-             for r in verdict.matched]
+    lines = [
+        f"matched `{r.id}` ({r.decision}, priority {r.priority}) at {r.location}: `{r.expression}`"
+        for r in verdict.matched
+    ]
     if len(verdict.units) > 1:
         for i, (d, r) in enumerate(verdict.units):
             lines.append(f"unit {i}: {d or 'undecided'}" + (f" by `{r.id}`" if r else ""))
-    lines.append(f"rules: {verdict.decision or 'undecided'}" + (f" by `{verdict.rule.id}`" if verdict.rule else ""))
+    lines.append(
+        f"rules: {verdict.decision or 'undecided'}" + (f" by `{verdict.rule.id}`" if verdict.rule else "")
+    )
     return lines
 
 
 def _internal_error(exc: BaseException) -> Decision:
-    return Decision("deny", f"internal error while deciding: {type(exc).__name__}: {exc}", "default",
-                    diagnostics=(f"internal error: {exc!r}",))
+    return Decision(
+        "deny",
+        f"internal error while deciding: {type(exc).__name__}: {exc}",
+        "default",
+        diagnostics=(f"internal error: {exc!r}",),
+    )
 
 
 def _check_writes(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> RuleVerdict:
@@ -381,7 +465,9 @@ def _check_writes(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> R
         for target in unit.writes[:16]:
             sub = _write_decision(engine, call, target)
             if sub.decision != "allow":
-                verdict.diagnostics.append(f"`{target}` is written by a redirection: {sub.decision or 'not allowed'}")
+                verdict.diagnostics.append(
+                    f"`{target}` is written by a redirection: {sub.decision or 'not allowed'}"
+                )
                 results[i] = (sub.decision if sub.decision == "deny" else "ask", sub.rule or results[i][1])
                 if sub.decision == "deny":
                     break

@@ -130,10 +130,15 @@ def indexed_rules(policy: CompiledPolicy, call: PreparedCall, when_eval: WhenEva
     cache: dict[int, tuple[bool | None, str | None]] = {}
     results = []
     for u in range(n):
-        matched = [r for p, r in enumerate(rules)
-                   if _complete(r, per_unit[u].get(p), common.get(p)) and mode_applies(r, call.mode)]
-        merged = sorted({r.index: r for r in matched + whole_rules if mode_applies(r, call.mode)}.values(),
-                        key=lambda r: r.index)
+        matched = [
+            r
+            for p, r in enumerate(rules)
+            if _complete(r, per_unit[u].get(p), common.get(p)) and mode_applies(r, call.mode)
+        ]
+        merged = sorted(
+            {r.index: r for r in matched + whole_rules if mode_applies(r, call.mode)}.values(),
+            key=lambda r: r.index,
+        )
         verdict.matched.extend(r for r in merged if r not in verdict.matched)
         results.append(pick(filter_when(merged, when_eval, verdict, cache)))
     return combine(results, verdict)
@@ -147,8 +152,9 @@ def _complete(rule: CompiledRule, a: set[int] | None, b: set[int] | None) -> boo
     return got >= need and len((a or set()) | (b or set())) == need
 
 
-def _match_primary(call: PreparedCall, group: _Group, per_unit: list[dict[int, set[int]]],
-                   whole: dict[int, set[int]]) -> None:
+def _match_primary(
+    call: PreparedCall, group: _Group, per_unit: list[dict[int, set[int]]], whole: dict[int, set[int]]
+) -> None:
     view = call.primary
     assert view is not None  # INVARIANT: checked by the caller
     for u, unit in enumerate(view.units):

@@ -51,8 +51,11 @@ def reference_rules(policy: CompiledPolicy, call: PreparedCall, when_eval: WhenE
             if rule_holds(call, rule, u):
                 per_unit[u].append(rule)
         touches_primary = any(is_primary(call, c) for c in rule.conds)
-        if rule.decision != "allow" and touches_primary and call.primary is not None and rule_holds(
-            call, rule, 0, whole=True
+        if (
+            rule.decision != "allow"
+            and touches_primary
+            and call.primary is not None
+            and rule_holds(call, rule, 0, whole=True)
         ):
             whole.append(rule)
     if call.oversize:

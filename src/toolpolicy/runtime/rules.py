@@ -66,8 +66,9 @@ class RuleVerdict:
     units: list[tuple[str | None, CompiledRule | None]] = field(default_factory=list)
 
 
-def make_context(policy: CompiledPolicy, context: Mapping[str, Any] | None, home: str | None = None
-                 ) -> CallContext:
+def make_context(
+    policy: CompiledPolicy, context: Mapping[str, Any] | None, home: str | None = None
+) -> CallContext:
     context = dict(context or {})
     cwd = context.get("cwd")
     cwd = cwd if isinstance(cwd, str) and cwd else os.getcwd()
@@ -97,8 +98,16 @@ def args_size_over(value: Any, cap: int) -> bool:
     return False
 
 
-def prepare(policy: CompiledPolicy, tool: Any, args: Any, context: Mapping[str, Any] | None,
-            mode: str, *, home: str | None = None, max_args: int = DEFAULT_MAX_ARGS) -> PreparedCall:
+def prepare(
+    policy: CompiledPolicy,
+    tool: Any,
+    args: Any,
+    context: Mapping[str, Any] | None,
+    mode: str,
+    *,
+    home: str | None = None,
+    max_args: int = DEFAULT_MAX_ARGS,
+) -> PreparedCall:
     raw = tool if isinstance(tool, str) else str(tool)
     canonical = policy.canonical_tool(raw)
     spec = policy.tools.get(canonical) or policy.tool_spec(policy.tool_aliases.get(raw, raw))
@@ -110,7 +119,9 @@ def prepare(policy: CompiledPolicy, tool: Any, args: Any, context: Mapping[str, 
         if primary is not None and not primary.units:
             primary = ArgView(units=(Unit((), primary.whole),), whole=primary.whole)
     oversize = norm is not None and args_size_over(norm, max_args)
-    return PreparedCall(canonical, raw, norm, spec.arg, spec.kind, ctx, dict(ctx.extra), primary, mode, oversize)
+    return PreparedCall(
+        canonical, raw, norm, spec.arg, spec.kind, ctx, dict(ctx.extra), primary, mode, oversize
+    )
 
 
 def _normalise_args(args: Any, aliases: Iterable[tuple[str, str]]) -> dict[str, Any] | None:
@@ -126,8 +137,9 @@ def _normalise_args(args: Any, aliases: Iterable[tuple[str, str]]) -> dict[str, 
     return out
 
 
-def cond_texts(call: PreparedCall, cond: Cond, unit: int, restrictive: bool, *, whole: bool = False
-               ) -> tuple[str, ...] | None:
+def cond_texts(
+    call: PreparedCall, cond: Cond, unit: int, restrictive: bool, *, whole: bool = False
+) -> tuple[str, ...] | None:
     """The texts a condition is matched against for one unit (None: the condition cannot hold)."""
     if call.oversize and not restrictive:
         return None
@@ -173,8 +185,12 @@ def mode_applies(rule: CompiledRule, mode: str) -> bool:
 WhenEval = Callable[[CompiledRule], tuple[bool | None, str | None]]
 
 
-def filter_when(rules: Iterable[CompiledRule], when_eval: WhenEval, verdict: RuleVerdict,
-                cache: dict[int, tuple[bool | None, str | None]]) -> list[tuple[CompiledRule, str]]:
+def filter_when(
+    rules: Iterable[CompiledRule],
+    when_eval: WhenEval,
+    verdict: RuleVerdict,
+    cache: dict[int, tuple[bool | None, str | None]],
+) -> list[tuple[CompiledRule, str]]:
     """Apply `when` to matched rules; returns (rule, effective decision) pairs."""
     out: list[tuple[CompiledRule, str]] = []
     for rule in rules:
@@ -201,8 +217,9 @@ def pick(matches: list[tuple[CompiledRule, str]]) -> tuple[str | None, CompiledR
         return None, None
     top = max(r.priority for r, _ in matches)
     best = max(DECISION_WEIGHT[d] for r, d in matches if r.priority == top)
-    chosen = min((r for r, d in matches if r.priority == top and DECISION_WEIGHT[d] == best),
-                 key=lambda r: r.index)
+    chosen = min(
+        (r for r, d in matches if r.priority == top and DECISION_WEIGHT[d] == best), key=lambda r: r.index
+    )
     return next(d for r, d in matches if r is chosen and DECISION_WEIGHT[d] == best), chosen
 
 
@@ -222,5 +239,8 @@ def combine(unit_results: list[tuple[str | None, CompiledRule | None]], verdict:
 
 
 def when_env(call: PreparedCall) -> dict[str, Any]:
-    return {"tool": call.raw_tool, "args": call.args if call.args is not None else {},
-            "context": call.context}
+    return {
+        "tool": call.raw_tool,
+        "args": call.args if call.args is not None else {},
+        "context": call.context,
+    }

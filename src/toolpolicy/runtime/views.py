@@ -46,8 +46,11 @@ def shell_text(value: Any) -> str | None:
 
 def oversize_view(text: str) -> ArgView:
     """A value too large to analyse: deny/ask patterns still see it, no allow pattern can."""
-    return ArgView(units=(Unit(allow_texts=(), deny_texts=(text,)),), whole=(text,),
-                   diagnostics=(f"argument over {MAX_VALUE_CHARS} characters is never allowed by a pattern",))
+    return ArgView(
+        units=(Unit(allow_texts=(), deny_texts=(text,)),),
+        whole=(text,),
+        diagnostics=(f"argument over {MAX_VALUE_CHARS} characters is never allowed by a pattern",),
+    )
 
 
 def kind_view(kind: str, value: Any, ctx: CallContext) -> ArgView | None:
