@@ -2,18 +2,26 @@
 
 `compile_policy` runs the stage table of `passes.py`; all located errors of all stages are
 collected and raised together as `PolicyErrors`; warnings travel on the compiled policy.
+The stage modules are imported on first use, so that the runtime can rebuild `when` closures
+from `compiler.when` without importing the loaders (and pydantic).
 """
 
 from __future__ import annotations
 
-from ..errors import ErrorCollector, PolicyError
-from ..policies.loader import LoadedPolicy
-from ..runtime.compiled import CompiledPolicy
-from .passes import STAGES, Work, digest_of
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..errors import PolicyError
+    from ..policies.loader import LoadedPolicy
+    from ..runtime.compiled import CompiledPolicy
+    from .passes import Work
 
 
 def compile_policy(loaded: LoadedPolicy, *, error_limit: int = 100) -> CompiledPolicy:
     """Compile a loaded native policy; raises `PolicyErrors` (every error, sorted)."""
+    from ..errors import ErrorCollector
+    from .passes import STAGES, Work
+
     work = Work(loaded, ErrorCollector(error_limit))
     for err in loaded.warnings:
         work.errors.add(err)
@@ -25,6 +33,9 @@ def compile_policy(loaded: LoadedPolicy, *, error_limit: int = 100) -> CompiledP
 
 def compile_warnings(loaded: LoadedPolicy) -> list[PolicyError]:
     """Compile only to collect warnings (for `policy check`); errors raise as usual."""
+    from ..errors import ErrorCollector
+    from .passes import STAGES, Work
+
     work = Work(loaded, ErrorCollector())
     for _name, stage in STAGES:
         stage(work)
@@ -33,6 +44,9 @@ def compile_warnings(loaded: LoadedPolicy) -> list[PolicyError]:
 
 
 def _build(work: Work) -> CompiledPolicy:
+    from ..runtime.compiled import CompiledPolicy
+    from .passes import digest_of
+
     settings = work.settings
     fold = settings["glob"].case == "insensitive"
     aliases = {k: (v.casefold() if fold else v) for k, v in work.profile.tool_aliases.items()}

@@ -31,7 +31,6 @@ from ..grammar.when_ast import (
     children,
     unparse,
 )
-from ..grammar.when_parse import parse_when
 from ..runtime import cel
 from ..runtime.cel import WhenFn
 from ..runtime.kinds.glob import GlobError
@@ -72,6 +71,8 @@ FUNCTIONS: dict[str, _Function] = {
 
 def compile_when_text(text: str, *, glob_fold: bool = False) -> WhenFn:
     """Parse and compile one condition; raises `ExprError` (expression coordinates)."""
+    from ..grammar.when_parse import parse_when  # only here: closures are rebuilt without Lark
+
     return compile_when(parse_when(text), glob_fold=glob_fold)
 
 
