@@ -233,3 +233,11 @@ def test_builtin_redact_secrets_rewrites_input(tmp_path: Path) -> None:
     d = engine_for(tmp_path, policy).decide("shell", {"cmd": f"echo {secret}", "cwd": "/tmp"})
     assert d.updated_input is not None and secret not in json.dumps(d.updated_input)
     assert d.updated_input["cwd"] == "/tmp"
+
+
+def test_hooks_see_the_arguments_as_sent_not_the_aliases(tmp_path: Path) -> None:
+    record = tmp_path / "stdin.json"
+    hook = script(tmp_path, "rec.sh", f"cat > {record}\n")
+    policy = {"version": 1, "profile": "docker-agent", "hooks": hooks("pre_tool_use", hook)}
+    engine_for(tmp_path, policy).decide("shell", {"command": "ls"})
+    assert json.loads(record.read_text())["tool_input"] == {"command": "ls"}

@@ -1,44 +1,52 @@
-"""The `policy` command line: a click group whose subcommands live one per module."""
+"""The `policy` command line: a click group whose subcommands live one per module.
+
+Subcommands are imported only when invoked (`policy hook` runs once per tool call, so it must
+not pay for importing `check`, `fmt` or `diff`).
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
+from typing import Any
 
 import click
 
 from .exit_codes import ExitCode
 
+COMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("check_cmd", "check_command"),
+    "eval": ("eval_cmd", "eval_command"),
+    "test": ("test_cmd", "test_command"),
+    "fmt": ("fmt_cmd", "fmt_command"),
+    "diff": ("diff_cmd", "diff_command"),
+    "import": ("import_cmd", "import_command"),
+    "hook": ("hook_cmd", "hook_command"),
+    "schema": ("schema_cmd", "schema_command"),
+    "compile": ("compile_cmd", "compile_command"),
+    "bench": ("compile_cmd", "bench_command"),
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class LazyGroup(click.Group):
+    """A group that imports a subcommand's module on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        where = COMMANDS.get(cmd_name)
+        if where is None:
+            return None
+        module = importlib.import_module(f"{__name__}.{where[0]}")
+        command: Any = getattr(module, where[1])
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="toolpolicy", prog_name="policy")
 def cli() -> None:
     """toolpolicy: decide allow, ask or deny for AI agents' tool calls."""
-
-
-def _register() -> None:
-    from .check_cmd import check_command
-    from .eval_cmd import eval_command
-    from .schema_cmd import schema_command
-
-    for cmd in (eval_command, check_command, schema_command):
-        cli.add_command(cmd)
-    for module, name in (
-        ("hook_cmd", "hook_command"),
-        ("test_cmd", "test_command"),
-        ("fmt_cmd", "fmt_command"),
-        ("diff_cmd", "diff_command"),
-        ("import_cmd", "import_command"),
-        ("compile_cmd", "compile_command"),
-        ("compile_cmd", "bench_command"),
-    ):
-        try:
-            mod = __import__(f"{__name__}.{module}", fromlist=[name])
-        except ImportError:
-            continue
-        cli.add_command(getattr(mod, name))
-
-
-_register()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -261,7 +261,7 @@ class Engine:
             "hook_event_name": event,
             "tool_name": call.raw_tool,
             "tool_use_id": str(call.context.get("tool_use_id") or f"toolu_{uuid.uuid4().hex[:16]}"),
-            "tool_input": call.args if call.args is not None else {},
+            "tool_input": dict(call.raw_args) if isinstance(call.raw_args, dict) else {},
         }
         result = yield HookRequest(event, payload, call.raw_tool)
         records.extend(v.to_json() for v in result.verdicts)
@@ -415,10 +415,23 @@ def _open_log(target: Any) -> Any:
     return DecisionLog(target)
 
 
-def _build_when(policy: CompiledPolicy) -> dict[int, Any]:
-    from ..compiler.when import compile_when
+class _WhenClosures(dict):  # type: ignore[type-arg]
+    """`when` closures by rule index, rebuilt from the AST on first use (after unpickling)."""
 
-    return {r.index: compile_when(r.when, glob_fold=policy.fold) for r in policy.rules if r.when is not None}
+    def __init__(self, policy: CompiledPolicy) -> None:
+        super().__init__()
+        self.policy = policy
+
+    def __missing__(self, index: int) -> Any:
+        from ..compiler.when import compile_when
+
+        fn = compile_when(self.policy.rules[index].when, glob_fold=self.policy.fold)
+        self[index] = fn
+        return fn
+
+
+def _build_when(policy: CompiledPolicy) -> dict[int, Any]:
+    return _WhenClosures(policy)
 
 
 def _rule_reason(decision: str, rule: CompiledRule) -> str:

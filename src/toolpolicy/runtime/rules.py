@@ -39,6 +39,7 @@ class PreparedCall:
     primary: ArgView | None
     mode: str
     oversize: bool = False  # arguments over the size cap: no allow pattern can match
+    raw_args: Any = None  # the arguments as the agent sent them (hooks see these, not the aliases)
     _plain: dict[str, ArgView | None] = field(default_factory=dict)
 
     @property
@@ -120,7 +121,7 @@ def prepare(
             primary = ArgView(units=(Unit((), primary.whole),), whole=primary.whole)
     oversize = norm is not None and args_size_over(norm, max_args)
     return PreparedCall(
-        canonical, raw, norm, spec.arg, spec.kind, ctx, dict(ctx.extra), primary, mode, oversize
+        canonical, raw, norm, spec.arg, spec.kind, ctx, dict(ctx.extra), primary, mode, oversize, raw_args=args
     )
 
 

@@ -1,0 +1,267 @@
+"""What every hook adapter shares: strict input parsing, one decision, reason text, fail-closed wrapping.
+
+An adapter turns an agent's hook stdin into one `Engine.decide` call and the decision into that
+agent's answer. This module holds the protocol-neutral half: it parses the JSON strictly (a
+duplicate key, `NaN`, a non-object, an oversized text are all errors), builds the call context,
+asks the engine, and turns any exception into a reason for the adapter's fail-closed answer.
+It never imports the compiler: the engine comes from the `engine_factory` the caller passes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_INPUT_CHARS = 16 * 1024 * 1024  # a hook payload above this is refused (fail closed)
+MAX_REASON_CHARS = 2000  # agents show the reason to the model; keep it readable
+
+
+@dataclass(frozen=True, slots=True)
+class AdapterResult:
+    """The hook's answer: the process exit code and what to write on stdout and stderr."""
+
+    exit_code: int
+    stdout: str = ""
+    stderr: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class HookOptions:
+    """How `policy hook` answers (the CLI flags of the same names).
+
+    `mode`: None keeps the policy's mode; `auto` maps the agent's own mode where its input carries
+    one (Claude Code's `permission_mode`), else keeps the policy's. `exit_2`: answer a deny with
+    exit 2 and the reason on stderr instead of JSON. `ask_allows`: agent-code only, an ask lets
+    the call through (the default vetoes it). `tool`: agent-code only, the tool name when
+    `AGENT_CODE_HOOK_TOOL` is not set. `env`: the hook's environment. `cwd`: the working
+    directory used when the input names none.
+    """
+
+    mode: str | None = None
+    exit_2: bool = False
+    ask_allows: bool = False
+    tool: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    max_input_chars: int = MAX_INPUT_CHARS
+
+
+EngineFactory = Callable[..., Any]  # called as engine_factory(mode=..., session_id=...) -> Engine
+
+
+class InputError(Exception):
+    """The hook input is not what the agent's protocol promises; the call fails closed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One tool call read from a hook input."""
+
+    tool: str
+    args: dict[str, Any]
+    context: dict[str, Any]
+    session_id: str | None = None
+
+
+# -- parsing ----------------------------------------------------------------------------------
+def parse_object(text: str, max_chars: int = MAX_INPUT_CHARS) -> dict[str, Any]:
+    """The hook input as a JSON object; raises `InputError` for anything else."""
+    if len(text) > max_chars:
+        raise InputError(f"{len(text)} characters, over the {max_chars} limit")
+    if not text.strip():
+        raise InputError("empty stdin (expected a JSON object)")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: undecodable bytes smuggled in as text
+        raise InputError("not valid UTF-8") from None
+    try:
+        data = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants)
+    except RecursionError:
+        raise InputError("JSON nested too deeply") from None
+    except ValueError as exc:
+        raise InputError(f"not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise InputError(f"expected a JSON object, not {_json_type(data)}")
+    return data
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # NOTE: a key given twice could be read differently by the agent and by us; refuse it.
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate key `{key}`")
+        out[key] = value
+    return out
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"`{name}` is not JSON")
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number")
+
+
+def require_str(data: Mapping[str, Any], key: str) -> str:
+    """A required, non-empty string field."""
+    value = data.get(key)
+    if not isinstance(value, str) or not value.strip():
+        got = "missing" if key not in data else ("empty" if isinstance(value, str) else _json_type(value))
+        raise InputError(f"`{key}` must be a non-empty string ({got})")
+    if "\x00" in value:
+        raise InputError(f"`{key}` contains a NUL character")
+    return value
+
+
+def optional_str(data: Mapping[str, Any], key: str) -> str | None:
+    """An optional string field: absent or null gives None, another type is an error."""
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InputError(f"`{key}` must be a string, not {_json_type(value)}")
+    return value
+
+
+def tool_input(data: Mapping[str, Any], key: str = "tool_input") -> dict[str, Any]:
+    """The call's arguments: a JSON object; absent means `{}` (docker-agent omits empty inputs)."""
+    if key not in data:
+        return {}
+    value = data[key]
+    if not isinstance(value, dict):
+        raise InputError(f"`{key}` must be a JSON object, not {_json_type(value)}")
+    return value
+
+
+def call_cwd(data: Mapping[str, Any], fallback: str | None) -> str:
+    """The call's working directory: the input's `cwd`, else the hook process's."""
+    cwd = optional_str(data, "cwd") or fallback or os.getcwd()
+    if "\x00" in cwd:
+        raise InputError("`cwd` contains a NUL character")
+    return cwd if os.path.isabs(cwd) else os.path.abspath(os.path.join(fallback or os.getcwd(), cwd))
+
+
+def read_call(data: Mapping[str, Any], agent: str, options: HookOptions, **extra: Any) -> Call:
+    """The common fields (`tool_name`, `tool_input`, `cwd`, `session_id`, `tool_use_id`) as a Call."""
+    tool = require_str(data, "tool_name")
+    args = tool_input(data)
+    session_id = optional_str(data, "session_id")
+    context: dict[str, Any] = {"cwd": call_cwd(data, options.cwd), "agent": agent}
+    for key in ("session_id", "tool_use_id", "hook_event_name"):
+        value = optional_str(data, key)
+        if value:
+            context[key] = value
+    context.update({k: v for k, v in extra.items() if isinstance(v, str) and v})
+    return Call(tool, args, context, session_id or None)
+
+
+# -- deciding ---------------------------------------------------------------------------------
+def decide(engine_factory: EngineFactory, call: Call, mode: str | None) -> Any:
+    """Build the engine (loading the policy may raise `PolicyError`) and decide the call."""
+    engine = engine_factory(mode=mode, session_id=call.session_id)
+    decision = engine.decide(call.tool, call.args, context=call.context)
+    rewritten = getattr(decision, "updated_input", None)
+    if isinstance(rewritten, dict):
+        spelled = _without_alias_spellings(engine, call, rewritten)
+        if spelled != rewritten:
+            decision = dataclasses.replace(decision, updated_input=spelled)
+    return decision
+
+
+def _without_alias_spellings(engine: Any, call: Call, rewritten: dict[str, Any]) -> dict[str, Any]:
+    """The rewritten input in the agent's own spelling.
+
+    NOTE: the engine shows hooks the arguments with both spellings of an aliased argument
+    (docker-agent `shell` has `cmd` and `command`); the agent must get back only the keys it
+    uses, so the alias spelling it did not send is dropped from the rewrite.
+    """
+    policy = getattr(engine, "policy", None)
+    if policy is None:
+        return rewritten
+    spec = policy.tool_spec(policy.canonical_tool(call.tool))
+    added = {name for pair in spec.aliases for name in pair if name not in call.args}
+    return {key: value for key, value in rewritten.items() if key not in added}
+
+
+def checked_verdict(decision: Any) -> str:
+    """The decision string, refusing anything but allow/ask/deny (an unknown value fails closed)."""
+    verdict = getattr(decision, "decision", None)
+    if verdict not in ("allow", "ask", "deny"):
+        raise RuntimeError(f"the engine returned an unknown decision `{verdict}`")
+    return str(verdict)
+
+
+def reason_text(decision: Any) -> str:
+    """The decision's reason on one line, with the deciding rule's location when it has one."""
+    reason = str(decision.reason or f"{decision.decision} by toolpolicy")
+    location = getattr(decision, "location", None)
+    if location and str(location) not in reason:
+        reason = f"{reason} [{location}]"
+    return one_line(reason)
+
+
+def one_line(text: str, limit: int = MAX_REASON_CHARS) -> str:
+    """Control characters (newlines, NUL) become spaces; long text is cut with an ellipsis."""
+    clean = "".join(ch if ch.isprintable() else " " for ch in text).strip()
+    return clean if len(clean) <= limit else clean[: limit - 1] + "…"
+
+
+def diagnostics_text(decision: Any) -> str:
+    lines = [f"toolpolicy: {one_line(str(d))}" for d in getattr(decision, "diagnostics", ())]
+    return "".join(line + "\n" for line in lines)
+
+
+def updated_input(decision: Any) -> dict[str, Any] | None:
+    """The complete rewritten input when a policy hook rewrote it (never on a deny)."""
+    value = getattr(decision, "updated_input", None)
+    return value if isinstance(value, dict) and decision.decision != "deny" else None
+
+
+def to_json(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=True, separators=(",", ":"), default=str) + "\n"
+
+
+# -- failing closed ---------------------------------------------------------------------------
+def error_reason(exc: BaseException) -> str:
+    """One line saying why the hook could not decide; the adapter denies with it."""
+    from ..errors import PolicyError
+
+    if isinstance(exc, InputError):
+        what = f"bad hook input: {exc}"
+    elif isinstance(exc, PolicyError):
+        what = f"the policy failed to load: {_first_policy_error(exc)}"
+    else:
+        what = f"internal error: {type(exc).__name__}: {exc}"
+    return one_line(f"toolpolicy: {what}; the call is denied (fail-closed)")
+
+
+def _first_policy_error(exc: Any) -> str:
+    errors = list(getattr(exc, "errors", ()) or (exc,))
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{errors[0]}{more}"
+
+
+def run_guarded(body: Callable[[], AdapterResult], fail: Callable[[str], AdapterResult]) -> AdapterResult:
+    """Run an adapter body; any exception becomes the protocol's fail-closed answer."""
+    try:
+        return body()
+    except Exception as exc:  # INVARIANT: a hook never crashes open; every error denies
+        return fail(error_reason(exc))
+
+
+def unsupported_event(
+    protocol: str, event: str, supported: tuple[str, ...], exit_code: int = 1
+) -> AdapterResult:
+    """A hook registered on an event that gates no tool call: say so, block nothing."""
+    names = ", ".join(f"`{e}`" for e in supported)
+    message = one_line(
+        f"toolpolicy: `policy hook {protocol}` decides tool calls on {names} only; "
+        f"it was run for `{event}`: check the hook's event in the agent's settings"
+    )
+    return AdapterResult(exit_code, "", message + "\n")

@@ -1,0 +1,219 @@
+"""A per-user cache of compiled policies for `policy hook`, which starts once per tool call.
+
+`load_policy_cached(path)` returns what `load_policy(path)` returns, from a pickle when one is
+valid. An entry is keyed by the policy path (as given and resolved), the format, `$HOME`, the
+Python version and a fingerprint of the installed toolpolicy (its version and the size and
+mtime of its source files), and it records every file the policy was read from (the file and
+its `extends` chain) with mtime, size and SHA-256: a hit needs all of them unchanged.
+
+Safety: the cache directory (`$TOOLPOLICY_CACHE_DIR`, else `$XDG_CACHE_HOME/toolpolicy`, else
+`~/.cache/toolpolicy`) is created 0700 and used only if it is a real directory owned by the user
+and writable by nobody else; an entry is read only if it is a regular file owned by the user with
+mode 0600. Entries are written to a temporary file and renamed into place (atomic). Anything odd
+(a corrupt, foreign, truncated or stale entry; an unreadable directory) is ignored: the policy is
+compiled from source and the entry rewritten. `TOOLPOLICY_NO_CACHE=1` turns the cache off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import stat
+import sys
+import tempfile
+from collections.abc import Mapping
+from typing import Any
+
+MAGIC = b"toolpolicy-compiled-v1\n"
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
+MAX_ENTRIES = 64  # older entries are pruned when a new one is written
+
+
+def load_policy_cached(
+    path: str, *, format: str | None = None, enabled: bool = True, env: Mapping[str, str] | None = None
+) -> Any:
+    """`load_policy(path, format=format)`, answered from the cache when a valid entry exists.
+
+    Raises what `load_policy` raises (`PolicyError`) for a policy that does not load; errors
+    are never cached.
+    """
+    env = os.environ if env is None else env
+    directory = cache_dir(env) if enabled and not _truthy(env.get("TOOLPOLICY_NO_CACHE")) else None
+    entry = _entry_path(directory, path, format, env) if directory else None
+    policy = _read_entry(entry) if entry else None
+    if policy is not None:
+        return policy
+    from ..api import load_policy
+
+    before = _record_or_none(path) if entry else None
+    policy = load_policy(path, format=format)
+    if entry and before is not None:
+        _write_entry(entry, policy, path, before)
+    return policy
+
+
+def cache_dir(env: Mapping[str, str]) -> str | None:
+    """The private cache directory (created 0700), or None when it is missing or unsafe."""
+    base = env.get("TOOLPOLICY_CACHE_DIR")
+    if not base:
+        xdg = env.get("XDG_CACHE_HOME")
+        root = xdg if xdg and os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
+        base = os.path.join(root, "toolpolicy")
+    try:
+        os.makedirs(base, mode=0o700, exist_ok=True)
+        info = os.lstat(base)
+    except OSError:
+        return None
+    private = stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o022
+    return base if private else None
+
+
+# -- keys and fingerprints ------------------------------------------------------------------------
+def _entry_path(directory: str, path: str, format: str | None, env: Mapping[str, str]) -> str:
+    parts = [
+        MAGIC.decode().strip(),
+        _package_fingerprint(),
+        sys.version.split()[0],
+        str(format),
+        os.path.realpath(path),
+        str(path),
+        env.get("HOME", "") or os.path.expanduser("~"),
+    ]
+    key = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    return os.path.join(directory, f"{key[:40]}.pickle")
+
+
+def _package_fingerprint() -> str:
+    """The installed toolpolicy: version plus the size and mtime of every source file."""
+    from .. import __version__
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    digest = hashlib.sha256(__version__.encode())
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if name.endswith((".py", ".lark", ".yaml", ".json", ".toml")):
+                info = os.stat(os.path.join(dirpath, name))
+                digest.update(f"{dirpath}/{name}:{info.st_size}:{info.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def _file_record(path: str) -> list[Any]:
+    """[absolute path, mtime_ns, size, sha256] of one source file."""
+    absolute = os.path.abspath(path)
+    with open(absolute, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        digest = hashlib.sha256(handle.read()).hexdigest()
+    return [absolute, info.st_mtime_ns, info.st_size, digest]
+
+
+def _sources_unchanged(records: Any) -> bool:
+    if not isinstance(records, list) or not records:
+        return False
+    for record in records:
+        if not isinstance(record, list) or len(record) != 4 or not isinstance(record[0], str):
+            return False
+        try:
+            if _file_record(record[0]) != record:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+# -- reading and writing entries ------------------------------------------------------------------
+def _read_entry(entry: str) -> Any:
+    """The cached policy, or None (missing, unsafe, corrupt or stale entries are all ignored)."""
+    try:
+        blob = _read_private(entry)
+        if blob is None or not blob.startswith(MAGIC):
+            return None
+        header_end = blob.index(b"\n", len(MAGIC))
+        meta = json.loads(blob[len(MAGIC) : header_end])
+        if not isinstance(meta, dict) or not _sources_unchanged(meta.get("sources")):
+            return None
+        policy = pickle.loads(blob[header_end + 1 :])
+    except Exception:  # NOTE: a bad entry is a cache miss, never an error
+        return None
+    from ..runtime.compiled import CompiledPolicy
+
+    return policy if isinstance(policy, CompiledPolicy) else None
+
+
+def _read_private(entry: str) -> bytes | None:
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(entry, flags)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if (
+            not stat.S_ISREG(info.st_mode)
+            or info.st_uid != os.geteuid()
+            or info.st_mode & 0o077
+            or info.st_size > MAX_ENTRY_BYTES
+        ):
+            return None
+        return handle.read(MAX_ENTRY_BYTES + 1)
+
+
+def _record_or_none(path: str) -> list[Any] | None:
+    try:
+        return _file_record(path)
+    except OSError:
+        return None
+
+
+def _write_entry(entry: str, policy: Any, path: str, before: list[Any]) -> None:
+    """Write atomically (temp file + rename, mode 0600); failures are ignored.
+
+    `before` is the policy file as it was just before compiling: if it changed meanwhile, the
+    compiled policy may not match what is on disk now, so nothing is written.
+    """
+    try:
+        sources = [_file_record(p) for p in dict.fromkeys([path, *policy.sources])]
+        if sources[0] != before:
+            return
+        meta = json.dumps({"sources": sources}).encode()
+        payload = MAGIC + meta + b"\n" + pickle.dumps(policy, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # an unpicklable or unreadable policy is simply not cached
+        return
+    directory = os.path.dirname(entry)
+    try:
+        fd, temp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".pickle")
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+        os.replace(temp, entry)
+    except OSError:
+        _remove(temp)
+        return
+    _prune(directory)
+
+
+def _prune(directory: str) -> None:
+    try:
+        entries = [e for e in os.scandir(directory) if e.name.endswith(".pickle")]
+        if len(entries) <= MAX_ENTRIES:
+            return
+        entries.sort(key=lambda e: e.stat().st_mtime_ns)
+        for old in entries[: len(entries) - MAX_ENTRIES]:
+            _remove(old.path)
+    except OSError:
+        return
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        return
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")

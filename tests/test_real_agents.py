@@ -1,0 +1,221 @@
+"""End to end: the real Claude Code and Gemini CLI run `policy hook` as their tool-call hook.
+
+`tests/agents/claude_client.py` (a verbatim copy of the project's harness) installs each CLI from
+the npm registry into a cache under the system temp dir on first use, then runs it offline against
+a fake model on 127.0.0.1 that asks for exactly one shell command. The agent sends our hook its
+real stdin JSON and acts on our real answer: these tests check what the agent then did (the
+command ran or not, the reason the model was told). Without `node` and `npm`, or when the install
+fails, they are skipped with the reason. `TOOLPOLICY_SKIP_REAL_AGENTS=1` skips them too.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+HARNESS = Path(__file__).parent / "agents" / "claude_client.py"
+RUN_TIMEOUT = 90  # seconds for one agent run (a Claude Code run takes ~1 s, a Gemini CLI run ~3 s)
+SECRET = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def _load_harness() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("toolpolicy_tests_claude_client", HARNESS)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _policy_script() -> str:
+    beside = Path(sys.executable).parent / "policy"  # the venv running the tests, before anything on PATH
+    found = str(beside) if beside.exists() else (shutil.which("policy") or str(beside))
+    if not os.access(found, os.X_OK):
+        pytest.skip(f"the `policy` console script is not installed next to {sys.executable}")
+    return str(Path(found).resolve())
+
+
+def _install(agent: str) -> ModuleType:
+    if os.environ.get("TOOLPOLICY_SKIP_REAL_AGENTS"):
+        pytest.skip("TOOLPOLICY_SKIP_REAL_AGENTS is set")
+    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"the real-agent tests need node and npm; not on PATH: {', '.join(missing)}")
+    harness = _load_harness()
+    ensure = harness.ensure_claude if agent == "claude" else harness.ensure_gemini
+    version = harness.DEFAULT_VERSION if agent == "claude" else harness.GEMINI_DEFAULT_VERSION
+    try:
+        ensure(None, version, log=io.StringIO())
+    except SystemExit as exc:  # the harness reports a failed npm install this way
+        pytest.skip(f"could not install the {agent} CLI {version} from the npm registry: {str(exc)[:500]}")
+    except (OSError, subprocess.SubprocessError) as exc:
+        pytest.skip(f"could not install the {agent} CLI {version}: {type(exc).__name__}: {exc}")
+    return harness
+
+
+@pytest.fixture(scope="module")
+def claude() -> ModuleType:
+    return _install("claude")
+
+
+@pytest.fixture(scope="module")
+def gemini() -> ModuleType:
+    return _install("gemini")
+
+
+def _hook(protocol: str, policy: Path, *extra: str) -> str:
+    return shlex.join([_policy_script(), "hook", protocol, "--policy", str(policy), *extra])
+
+
+def _run(harness: ModuleType, **kwargs: Any) -> dict[str, Any]:
+    result = harness.run_scenario(timeout=RUN_TIMEOUT, **kwargs)
+    # INVARIANT: the agent really called the hook and reported back; otherwise nothing was tested
+    assert not result["timed_out"] and result["tool_result_text"] is not None, result
+    return result
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+CLAUDE_POLICY = """\
+version: 1
+profile: claude-code
+default: ask
+permissions:
+  deny: ["Bash(touch DENIED*)"]
+  allow: ["Bash(touch ALLOWED*)"]
+"""
+GEMINI_POLICY = """\
+version: 1
+profile: gemini
+default: ask
+permissions:
+  deny: ["run_shell_command(touch DENIED*)"]
+"""
+REDACT_POLICY = """\
+version: 1
+profile: {profile}
+default: allow
+hooks:
+  pre_tool_use:
+    - matcher: "{tool}"
+      hooks:
+        - {{type: builtin, builtin: redact_secrets}}
+"""
+
+
+# -- Claude Code ------------------------------------------------------------------------------------
+def test_claude_code_denied_bash_never_runs(claude, tmp_path) -> None:
+    policy = _write(tmp_path, "policy.yaml", CLAUDE_POLICY)
+    # acceptEdits: Claude Code itself would run `touch`; only the hook's deny stops it
+    result = _run(
+        claude,
+        hook_command=_hook("claude-code", policy),
+        bash="touch DENIED_FILE",
+        permission_mode="acceptEdits",
+    )
+    assert result["ran"] is False and result["tool_result_error"] is True
+    assert "denied by rule `permissions.deny[0]` (`Bash(touch DENIED*)`)" in result["tool_result_text"]
+    assert f"[{policy}:5:11]" in result["tool_result_text"]
+    assert result["permission_denials"]
+
+
+def test_claude_code_allowed_bash_runs_without_a_prompt(claude, tmp_path) -> None:
+    policy = _write(tmp_path, "policy.yaml", CLAUDE_POLICY)
+    # default mode and no Claude Code allow rule: without the hook's allow this write would not run
+    result = _run(claude, hook_command=_hook("claude-code", policy), bash="touch ALLOWED_FILE")
+    assert result["ran"] is True and result["tool_result_error"] is False
+
+
+def test_claude_code_garbage_policy_fails_closed(claude, tmp_path) -> None:
+    policy = _write(tmp_path, "policy.yaml", "permissions: [\n  - {{{\n")
+    result = _run(
+        claude,
+        hook_command=_hook("claude-code", policy),
+        bash="touch SOME_FILE",
+        permission_mode="acceptEdits",
+    )
+    assert result["ran"] is False and result["tool_result_error"] is True
+    assert "toolpolicy: the policy failed to load" in result["tool_result_text"]
+    assert "fail-closed" in result["tool_result_text"]
+
+
+def test_claude_code_runs_the_rewritten_input(claude, tmp_path) -> None:
+    policy = _write(tmp_path, "policy.yaml", REDACT_POLICY.format(profile="claude-code", tool="Bash"))
+    result = _run(
+        claude,
+        hook_command=_hook("claude-code", policy),
+        bash=f"touch {SECRET}",
+        marker="[REDACTED]",
+        keep=True,
+    )
+    project = Path(result["work_dir"]) / "proj"
+    try:
+        assert result["ran"] is True  # `touch [REDACTED]` ran ...
+        assert not (project / SECRET).exists()  # ... and the original command did not
+    finally:
+        shutil.rmtree(result["work_dir"], ignore_errors=True)
+
+
+# -- Gemini CLI -------------------------------------------------------------------------------------
+def test_gemini_denied_shell_command_never_runs(gemini, tmp_path) -> None:
+    policy = _write(tmp_path, "policy.yaml", GEMINI_POLICY)
+    # yolo: Gemini CLI itself would run anything; only the hook's deny stops it
+    result = _run(
+        gemini,
+        agent="gemini",
+        hook_command=_hook("gemini", policy),
+        bash="touch DENIED_FILE",
+        permission_mode="yolo",
+    )
+    assert result["ran"] is False and result["tool_result_error"] is True
+    assert result["tool_result_text"].startswith(
+        "Tool execution blocked: denied by rule `permissions.deny[0]`"
+    )
+
+
+def test_gemini_allowed_call_runs_with_the_rewritten_input(gemini, tmp_path) -> None:
+    policy = _write(tmp_path, "policy.yaml", REDACT_POLICY.format(profile="gemini", tool="run_shell_command"))
+    result = _run(
+        gemini,
+        agent="gemini",
+        hook_command=_hook("gemini", policy),
+        bash=f"touch {SECRET}",
+        marker="[REDACTED]",
+        permission_mode="yolo",
+        keep=True,
+    )
+    project = Path(result["work_dir"]) / "proj"
+    try:
+        assert result["ran"] is True and result["tool_result_error"] is False
+        assert not (project / SECRET).exists()
+        assert "modified by a hook" in result["tool_result_text"]
+    finally:
+        shutil.rmtree(result["work_dir"], ignore_errors=True)
+
+
+def test_gemini_garbage_policy_fails_closed(gemini, tmp_path) -> None:
+    policy = _write(tmp_path, "policy.yaml", "permissions: [\n  - {{{\n")
+    result = _run(
+        gemini,
+        agent="gemini",
+        hook_command=_hook("gemini", policy),
+        bash="touch SOME_FILE",
+        permission_mode="yolo",
+    )
+    assert result["ran"] is False and result["tool_result_error"] is True
+    assert "toolpolicy: the policy failed to load" in result["tool_result_text"]
