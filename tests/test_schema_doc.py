@@ -30,3 +30,9 @@ def test_schema_rejects_unknown_keys() -> None:
     schema = json.loads((ROOT / "docs" / "policy.schema.json").read_text())
     errors = list(jsonschema.Draft202012Validator(schema).iter_errors({"version": 1, "permisions": {}}))
     assert errors
+
+
+def test_committed_check_catalogue_is_current() -> None:
+    from toolpolicy.lint.docs import render_markdown
+
+    assert (ROOT / "docs" / "checks.md").read_text() == render_markdown()

@@ -19,6 +19,7 @@ from .common import FORMAT_CHOICES
 from .exit_codes import ExitCode
 
 POLICY_SUFFIXES = (".yaml", ".yml", ".toml", ".json", ".rules")
+TEST_SUFFIXES = ("_test.yaml", "_test.yml", "_test.toml")  # `policy test` files, not policies
 
 
 @dataclass
@@ -34,7 +35,12 @@ class Report:
 
     @property
     def warnings(self) -> list[PolicyError]:
-        return [f for f in self.findings if f.severity != "error"]
+        return [f for f in self.findings if f.severity == "warning"]
+
+    @property
+    def notes(self) -> list[PolicyError]:
+        """What the analysis could not decide: shown with `--verbose`, never a failure."""
+        return [f for f in self.findings if f.severity == "note"]
 
     def exit_code(self, strict: bool) -> ExitCode:
         if self.errors or (strict and self.warnings):
@@ -48,7 +54,11 @@ def expand_paths(paths: list[str]) -> list[str]:
         if os.path.isdir(p):
             for root, dirs, files in os.walk(p):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                out.extend(os.path.join(root, f) for f in sorted(files) if f.endswith(POLICY_SUFFIXES))
+                out.extend(
+                    os.path.join(root, f)
+                    for f in sorted(files)
+                    if f.endswith(POLICY_SUFFIXES) and not f.endswith(TEST_SUFFIXES)
+                )
         else:
             out.append(p)
     return out
@@ -65,6 +75,7 @@ def check_file(path: str, fmt: str | None, report: Report, *, run_tests: bool = 
     except PolicyError as exc:
         report.findings.extend(exc.errors)
         return
+    report.findings.extend(loaded.warnings)  # an importer's located warnings (foreign formats)
     report.findings.extend(_warnings(loaded, policy))
     report.findings.extend(_lint(loaded, policy))
     if run_tests and policy.tests:
@@ -108,17 +119,39 @@ def run_check(paths: list[str], *, fmt: str | None = None, run_tests: bool = Tru
 
 @click.command("check")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("--policy-format", "fmt", type=click.Choice(FORMAT_CHOICES), default=None,
-              help="the files' format (detected from the name and content by default)")
-@click.option("--format", "out_format", type=click.Choice(["text", "json", "sarif", "github"]), default="text")
+@click.option(
+    "--policy-format",
+    "fmt",
+    type=click.Choice(FORMAT_CHOICES),
+    default=None,
+    help="the files' format (detected from the name and content by default)",
+)
+@click.option(
+    "--format", "out_format", type=click.Choice(["text", "json", "sarif", "github"]), default="text"
+)
 @click.option("--max-errors", type=click.IntRange(min=0), default=None, help="stop listing after N findings")
 @click.option("--strict", is_flag=True, help="warnings fail the check too")
 @click.option("--no-tests", is_flag=True, help="do not run the policies' inline tests")
-def check_command(paths: tuple[str, ...], fmt: str | None, out_format: str, max_errors: int | None,
-                  strict: bool, no_tests: bool) -> None:
+@click.option("--verbose", "-v", is_flag=True, help="also show notes (what the analysis could not decide)")
+def check_command(
+    paths: tuple[str, ...],
+    fmt: str | None,
+    out_format: str,
+    max_errors: int | None,
+    strict: bool,
+    no_tests: bool,
+    verbose: bool,
+) -> None:
     """Validate, lint and test policy files and agent configs."""
     from .report import render
 
     report = run_check(list(paths), fmt=fmt, run_tests=not no_tests)
-    render(report, out_format, max_errors=max_errors, stream=sys.stdout, err_stream=sys.stderr)
+    render(
+        report,
+        out_format,
+        max_errors=max_errors,
+        stream=sys.stdout,
+        err_stream=sys.stderr,
+        show_notes=verbose,
+    )
     raise SystemExit(report.exit_code(strict))

@@ -3,14 +3,29 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any, TextIO
 
 from ..errors import PolicyError
 from .output import render_error, use_colour
 
 
-def render(report: Any, fmt: str, *, max_errors: int | None, stream: TextIO, err_stream: TextIO) -> None:
-    findings = report.findings if max_errors is None else report.findings[:max_errors]
+def render(
+    report: Any,
+    fmt: str,
+    *,
+    max_errors: int | None,
+    stream: TextIO,
+    err_stream: TextIO,
+    show_notes: bool = False,
+) -> None:
+    """Write a report; notes (what the analysis could not decide) show in text only with `show_notes`."""
+    shown = (
+        report.findings
+        if fmt != "text" or show_notes
+        else [f for f in report.findings if f.severity != "note"]
+    )
+    findings = shown if max_errors is None else shown[:max_errors]
     if fmt == "json":
         stream.write(json.dumps(_json(report, findings), indent=2) + "\n")
     elif fmt == "sarif":
@@ -19,18 +34,20 @@ def render(report: Any, fmt: str, *, max_errors: int | None, stream: TextIO, err
         for f in findings:
             stream.write(github_line(f) + "\n")
     else:
-        _text(report, findings, stream)
+        _text(report, findings, stream, len(shown))
 
 
-def _text(report: Any, findings: list[PolicyError], stream: TextIO) -> None:
+def _text(report: Any, findings: list[PolicyError], stream: TextIO, total: int) -> None:
     colour = use_colour(stream)
     for f in findings:
         stream.write(render_error(f, colour=colour) + "\n")
-    hidden = len(report.findings) - len(findings)
+    hidden = total - len(findings)
     if hidden:
         stream.write(f"... and {hidden} more\n")
-    summary = (f"{len(report.files)} file(s) checked: {len(report.errors)} error(s), "
-               f"{len(report.warnings)} warning(s)")
+    summary = (
+        f"{len(report.files)} file(s) checked: {len(report.errors)} error(s), "
+        f"{len(report.warnings)} warning(s)"
+    )
     if report.tests_run:
         summary += f", {report.tests_run - report.tests_failed}/{report.tests_run} test(s) passed"
     stream.write(summary + "\n")
@@ -47,7 +64,7 @@ def _json(report: Any, findings: list[PolicyError]) -> dict[str, Any]:
 
 
 def github_line(f: PolicyError) -> str:
-    level = "error" if f.severity == "error" else "warning"
+    level = {"error": "error", "note": "notice"}.get(f.severity, "warning")
     parts = []
     if f.file:
         parts.append(f"file={_gh_escape(f.file, prop=True)}")
@@ -66,32 +83,109 @@ def _gh_escape(text: str, *, prop: bool = False) -> str:
     return text
 
 
-def sarif(findings: list[PolicyError]) -> dict[str, Any]:
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://github.com/toolpolicy/toolpolicy"
+_CORE_CODES = {
+    "policy_syntax_error": "the file is not valid YAML, TOML or JSON",
+    "policy_schema_error": "the document does not follow the policy schema (unknown or missing keys, wrong types)",
+    "policy_parse_error": "a permission expression or `when` condition does not parse",
+    "policy_type_error": "a `when` condition is ill-typed",
+    "policy_test_failed": "an inline policy test got another decision than it expects",
+    "policy_unknown_event": "a hook event that does not exist",
+    "policy_io_error": "a file could not be read",
+}
+
+
+def sarif(findings: list[PolicyError], *, base: str | None = None) -> dict[str, Any]:
+    """SARIF 2.1.0 as GitHub code scanning reads it: rules described, repo-relative URIs, 1-based regions."""
     rules: dict[str, dict[str, Any]] = {}
     results = []
     for f in findings:
-        rules.setdefault(f.code, {"id": f.code, "name": f.code,
-                                  "shortDescription": {"text": f.code.replace("_", " ")}})
+        if f.code not in rules:
+            rules[f.code] = _sarif_rule(f)
         result: dict[str, Any] = {
             "ruleId": f.code,
-            "level": "error" if f.severity == "error" else "warning",
+            "ruleIndex": list(rules).index(f.code),
+            "level": _sarif_level(f.severity),
             "message": {"text": f.message + (f" (help: {f.help})" if f.help else "")},
         }
         if f.file:
-            region = {}
-            if f.location is not None:
-                region = {"startLine": f.location.line, "startColumn": f.location.column}
-            physical: dict[str, Any] = {"artifactLocation": {"uri": f.file}}
-            if region:
-                physical["region"] = region
-            result["locations"] = [{"physicalLocation": physical}]
+            result["locations"] = [{"physicalLocation": _physical(f, base)}]
         results.append(result)
     return {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "toolpolicy", "informationUri": "https://github.com/toolpolicy/toolpolicy",
-                                "rules": list(rules.values())}},
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "toolpolicy",
+                        "informationUri": INFORMATION_URI,
+                        "version": _version(),
+                        "semanticVersion": _version(),
+                        "rules": list(rules.values()),
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
     }
+
+
+def _sarif_level(severity: str) -> str:
+    return {"error": "error", "note": "note"}.get(severity, "warning")
+
+
+def _sarif_rule(f: PolicyError) -> dict[str, Any]:
+    from ..lint.registry import CHECKS, DOCS_URI
+
+    check = CHECKS.get(f.code)
+    title = check.title if check else f.code.replace("_", " ")
+    full = check.help if check else _CORE_CODES.get(f.code, title)
+    return {
+        "id": f.code,
+        "name": "".join(p.capitalize() for p in f.code.split("_")),
+        "shortDescription": {"text": title},
+        "fullDescription": {"text": full},
+        "help": {"text": full},
+        "helpUri": f"{DOCS_URI}#{f.code.replace('_', '-')}",
+        "defaultConfiguration": {"level": _sarif_level(check.severity if check else f.severity)},
+    }
+
+
+def _physical(f: PolicyError, base: str | None) -> dict[str, Any]:
+    artifact: dict[str, Any] = {"uri": _uri(f.file or "", base)}
+    if not artifact["uri"].startswith("file:"):
+        artifact["uriBaseId"] = "%SRCROOT%"
+    physical: dict[str, Any] = {"artifactLocation": artifact}
+    if f.location is not None:
+        region = {"startLine": max(1, f.location.line), "startColumn": max(1, f.location.column)}
+        span = f.location.span
+        end_line, end_col = f.location.source.line_col(max(span.start, span.end))
+        if end_line == region["startLine"] and end_col > region["startColumn"]:
+            region["endColumn"] = end_col
+        physical["region"] = region
+    return physical
+
+
+def _uri(path: str, base: str | None) -> str:
+    """A URI relative to `base` (default: the working directory), or an absolute file URI outside it."""
+    from pathlib import Path
+    from urllib.parse import quote
+
+    absolute = Path(os.path.abspath(path))
+    root = Path(os.path.abspath(base or os.getcwd()))
+    try:
+        return quote(absolute.relative_to(root).as_posix())
+    except ValueError:
+        return absolute.as_uri()
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("toolpolicy")
+    except Exception:  # noqa: BLE001 - running from a source tree without metadata
+        return "0.0.0"
