@@ -12,7 +12,7 @@ from typing import Any
 from .compiler import compile_policy
 from .errors import PolicyError, PolicyErrors
 from .policies.loader import LoadedPolicy, load_native, read_source, syntax_of, validate
-from .policies.located import LocatedDoc, load_text
+from .policies.located import LocatedDoc, check_nesting, load_text
 from .runtime.compiled import CompiledPolicy
 from .source import Location, Source, Span
 
@@ -59,6 +59,7 @@ def load_document(
 ) -> LoadedPolicy:
     """Load and validate (without compiling): the native document, whatever the input format."""
     source = _source(path, text, name)
+    check_nesting(source)
     fmt = format or detect_format(source)
     if fmt not in FORMATS:
         raise PolicyError(

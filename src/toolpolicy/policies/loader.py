@@ -7,6 +7,7 @@ key or value it is about (`file:line:col`), with a did-you-mean help for misspel
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,7 +47,10 @@ def syntax_of(name: str) -> str:
 def read_source(path: str | os.PathLike[str]) -> Source:
     p = Path(path)
     try:
-        size = p.stat().st_size
+        st = p.stat()
+        if not stat.S_ISREG(st.st_mode):
+            raise PolicyError(f"`{path}` is not a regular file", code="policy_io_error", file=str(path))
+        size = st.st_size
         if size > MAX_FILE_BYTES:
             raise PolicyError(
                 f"policy file is {size} bytes, over the {MAX_FILE_BYTES} byte limit",

@@ -20,6 +20,8 @@ from ..source import Location, Source, Span
 
 Path = tuple[str | int, ...]
 MAX_DEPTH = 64
+MAX_NODES = 200_000  # after alias expansion: a "billion laughs" document stops here
+MAX_INDENT = 2_000  # characters of indentation (block nesting) on one line
 
 
 @dataclass
@@ -50,6 +52,50 @@ class LocatedDoc:
         return self.loc(path), path in self.exact
 
 
+def check_nesting(source: Source) -> None:
+    """Reject absurd nesting before any recursive parser sees it (one linear scan of the text).
+
+    Brackets inside quoted strings and comments are skipped; the count is conservative, so a
+    document this rejects could not have been a sensible policy anyway.
+    """
+    text = source.text
+    deep = _DEEP_INDENT.search(text)
+    if deep:
+        _nesting_error(source, deep.end() - 1, f"indented more than {MAX_INDENT} characters")
+    depth = 0
+    quote = ""
+    skip_to = -1
+    for m in _STRUCTURE.finditer(text):
+        i, ch = m.start(), m.group()
+        if i < skip_to:
+            continue
+        if quote:
+            if ch == "\\" and quote == '"':
+                skip_to = i + 2
+            elif ch == quote or ch == "\n":
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            nl = text.find("\n", i)
+            skip_to = len(text) if nl < 0 else nl
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                _nesting_error(source, i, f"nested deeper than {MAX_DEPTH} levels")
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+
+
+_STRUCTURE = re.compile(r"[\[\]{}\"'#\n\\]")
+_DEEP_INDENT = re.compile(r"(?m)^[ \t]{%d,}\S" % (MAX_INDENT + 1))
+
+
+def _nesting_error(source: Source, offset: int, what: str) -> None:
+    raise PolicyError(f"document {what}", code="policy_limit_exceeded",
+                      location=Location(source, Span(offset, offset + 1)))
+
+
 def load_yaml(source: Source) -> LocatedDoc:
     """Parse YAML 1.2 (JSON included) keeping every scalar's position; duplicate keys are errors."""
     from ruamel.yaml import YAML
@@ -75,7 +121,12 @@ def load_yaml(source: Source) -> LocatedDoc:
             location=Location(source, Span(0, 0)),
         ) from None
     doc = LocatedDoc(source, None)
-    doc.data = _walk(root, (), doc, 0)
+    budget = [MAX_NODES]
+    try:
+        doc.data = _walk(root, (), doc, 0, budget)
+    except (TypeError, AttributeError, ValueError, KeyError) as exc:  # exotic YAML (tags, sets, ...)
+        raise PolicyError(f"unsupported YAML construct: {exc}", code="policy_syntax_error",
+                          location=Location(source, Span(0, 0))) from None
     return doc
 
 
@@ -90,9 +141,19 @@ def _yaml_message(exc: Exception) -> str:
     return f"invalid YAML: {text}"
 
 
-def _walk(node: Any, path: Path, doc: LocatedDoc, depth: int) -> Any:
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+def _walk(node: Any, path: Path, doc: LocatedDoc, depth: int, budget: list[int]) -> Any:
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
 
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise PolicyError(
+            f"document has more than {MAX_NODES} values (after expanding aliases)",
+            code="policy_limit_exceeded", location=doc.loc(path),
+        )
+    tag = getattr(getattr(node, "tag", None), "value", None)
+    if isinstance(node, TaggedScalar) or (tag and not str(tag).startswith("tag:yaml.org,2002:")):
+        raise PolicyError(f"YAML tag `{tag}` is not allowed in a policy", code="policy_syntax_error",
+                          location=doc.loc(path), help="remove the `!` tag: policies are plain data")
     if depth > MAX_DEPTH:
         raise PolicyError(
             f"document nested deeper than {MAX_DEPTH} levels",
@@ -107,14 +168,14 @@ def _walk(node: Any, path: Path, doc: LocatedDoc, depth: int) -> Any:
             doc.keys[kpath] = _scalar_loc(doc, kl, kc, str(key), False)
             vl, vc = node.lc.value(key)
             _note_value(doc, kpath, vl, vc, value)
-            out[str(key)] = _walk(value, kpath, doc, depth + 1)
+            out[str(key)] = _walk(value, kpath, doc, depth + 1, budget)
         return out
     if isinstance(node, CommentedSeq):
         items = []
         for i, value in enumerate(node):
             il, ic = node.lc.item(i)
             _note_value(doc, (*path, i), il, ic, value)
-            items.append(_walk(value, (*path, i), doc, depth + 1))
+            items.append(_walk(value, (*path, i), doc, depth + 1, budget))
         return items
     return _plain(node)
 
@@ -227,6 +288,7 @@ def _dotted(path: Path) -> str:
 
 def load_text(source: Source, fmt: str) -> LocatedDoc:
     """Dispatch on the syntax: `yaml`/`json` through ruamel.yaml, `toml` through tomllib."""
+    check_nesting(source)
     if fmt == "toml":
         return load_toml(source)
     return load_yaml(source)

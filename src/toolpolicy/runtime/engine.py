@@ -185,6 +185,7 @@ class Engine:
         diagnostics.extend(verdict.diagnostics)
         if self.explain:
             trace.extend(_trace(verdict))
+        floor = floor or _rule_floor(verdict, call)
         decided = self._rule_decision(verdict) if verdict.decision else None
         updated_input = None
 
@@ -194,7 +195,7 @@ class Engine:
                 diagnostics.extend(pre.errors)
                 decided, updated_input = yield from self._after_pre_tool_use(pre, call, context, trace)
 
-        if decided is None and (read_only or policy.tool_spec(call.tool).read_only):
+        if decided is None and not call.oversize and (read_only or policy.tool_spec(call.tool).read_only):
             decided = Decision("allow", f"`{call.raw_tool}` is read-only", "read_only_hint")
         if decided is None:
             decided = Decision(
@@ -202,7 +203,7 @@ class Engine:
             )
         if floor is not None and DECISION_WEIGHT[decided.decision] < DECISION_WEIGHT["ask"]:
             decided = floor
-        decided = self._apply_mode(decided, from_guard=decided is floor)
+        decided = self._apply_mode(decided, sticky=floor is not None and decided.decision == "ask")
         return self._finish(
             Decision(
                 decided.decision,
@@ -293,10 +294,11 @@ class Engine:
         reason = rule.reason or _rule_reason(verdict.decision, rule)
         return Decision(verdict.decision, reason, "rule", rule.id, rule.location)
 
-    def _apply_mode(self, decided: Decision, *, from_guard: bool) -> Decision:
+    def _apply_mode(self, decided: Decision, *, sticky: bool) -> Decision:
+        """`sticky`: the ask is a floor (a guard's ask, an unevaluable deny, oversized arguments)."""
         if decided.decision != "ask":
             return decided
-        if self.mode == "yolo" and not from_guard:
+        if self.mode == "yolo" and not sticky:
             return Decision(
                 "allow",
                 f"yolo mode allows what would ask ({decided.reason})",
@@ -453,6 +455,17 @@ def _trace(verdict: RuleVerdict) -> list[str]:
     return lines
 
 
+def _rule_floor(verdict: RuleVerdict, call: PreparedCall) -> Decision | None:
+    """An ask floor no mode lifts: a deny/ask rule whose `when` failed, or oversized arguments."""
+    if verdict.floor is not None:
+        rule = verdict.floor
+        return Decision("ask", f"rule `{rule.id}` could not be evaluated (`when` failed): approval needed",
+                        "rule", rule.id, rule.location)
+    if call.oversize:
+        return Decision("ask", "arguments over the size cap are never allowed automatically", "default")
+    return None
+
+
 def _internal_error(exc: BaseException) -> Decision:
     return Decision(
         "deny",
@@ -484,7 +497,7 @@ def _check_writes(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> R
                 results[i] = (sub.decision if sub.decision == "deny" else "ask", sub.rule or results[i][1])
                 if sub.decision == "deny":
                     break
-    out = RuleVerdict(None, matched=verdict.matched, diagnostics=verdict.diagnostics)
+    out = RuleVerdict(None, matched=verdict.matched, diagnostics=verdict.diagnostics, floor=verdict.floor)
     return combine(results, out)
 
 

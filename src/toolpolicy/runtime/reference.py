@@ -1,14 +1,16 @@
 """The reference interpreter: a linear scan of every rule, kept small and obviously correct.
 
 It shares the semantics of `rules.py` with the indexed evaluator but none of its machinery: tool
-globs are matched with the two-pointer `glob_match`, conditions with Python's `re` one pattern at
-a time. The corpus and the fuzzers run every case through both and require the same answer;
+globs are matched with the two-pointer `glob_match`, conditions one RE2 pattern at a time (not a
+set, so that the indexed sets and counting are checked against something independent). The corpus and the fuzzers run every case through both and require the same answer;
 `--explain` uses it to say which rules matched and why.
 """
 
 from __future__ import annotations
 
-import re
+import functools
+
+import re2
 
 from .compiled import CompiledPolicy, CompiledRule
 from .kinds.glob import glob_match
@@ -25,6 +27,11 @@ from .rules import (
 )
 
 
+@functools.lru_cache(maxsize=8192)
+def _compiled(regex: str):  # type: ignore[no-untyped-def]
+    return re2.compile(regex)
+
+
 def tool_matches(policy: CompiledPolicy, rule: CompiledRule, tool: str) -> bool:
     if tool in rule.tools:
         return True
@@ -35,7 +42,7 @@ def rule_holds(call: PreparedCall, rule: CompiledRule, unit: int, *, whole: bool
     restrictive = rule.decision != "allow"
     for cond in rule.conds:
         texts = cond_texts(call, cond, unit, restrictive, whole=whole)
-        if not texts or not any(re.fullmatch(cond.regex, t) for t in texts):
+        if not texts or not any(_compiled(cond.regex).fullmatch(t) for t in texts):
             return False
     return True
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule, Cond
 from .kinds import ArgView, CallContext, Unit
-from .views import kind_view, plain_view
+from .views import clean, kind_view, plain_view
 
 MAX_WRITE_CHECKS = 16
 DEFAULT_MAX_ARGS = 1 << 20  # characters, all arguments together
@@ -65,6 +65,7 @@ class RuleVerdict:
     matched: list[CompiledRule] = field(default_factory=list)
     diagnostics: list[str] = field(default_factory=list)
     units: list[tuple[str | None, CompiledRule | None]] = field(default_factory=list)
+    floor: CompiledRule | None = None  # a deny/ask rule whose `when` failed: the decision is at least ask
 
 
 def make_context(
@@ -109,7 +110,7 @@ def prepare(
     home: str | None = None,
     max_args: int = DEFAULT_MAX_ARGS,
 ) -> PreparedCall:
-    raw = tool if isinstance(tool, str) else str(tool)
+    raw = clean(tool) if isinstance(tool, str) else str(tool)
     canonical = policy.canonical_tool(raw)
     spec = policy.tools.get(canonical) or policy.tool_spec(policy.tool_aliases.get(raw, raw))
     norm = _normalise_args(args, spec.aliases)
@@ -205,8 +206,10 @@ def filter_when(
                 verdict.diagnostics.append(f"rule `{rule.id}`: `when` could not be evaluated: {err}")
         ok, err = cache[rule.index]
         if err is not None:
-            if rule.decision != "allow":
-                out.append((rule, "ask"))
+            # NOTE: an unevaluable deny/ask is not a match at its priority (it would hide other,
+            # evaluable denies); it sets an ask floor on the whole decision instead.
+            if rule.decision != "allow" and (verdict.floor is None or rule.index < verdict.floor.index):
+                verdict.floor = rule
         elif ok:
             out.append((rule, rule.decision))
     return out
@@ -226,7 +229,7 @@ def pick(matches: list[tuple[CompiledRule, str]]) -> tuple[str | None, CompiledR
 
 def combine(unit_results: list[tuple[str | None, CompiledRule | None]], verdict: RuleVerdict) -> RuleVerdict:
     """Combine per-unit decisions: any deny, else any ask, else allow only if every unit allows."""
-    verdict.units = unit_results
+    verdict.units = list(unit_results)
     for wanted in ("deny", "ask"):
         if any(d == wanted for d, _ in unit_results):
             hits = [r for d, r in unit_results if d == wanted and r is not None]

@@ -3,19 +3,31 @@
 `to_text` turns a JSON value into the text plain globs match (strings as they are, booleans
 `true`/`false`, numbers as their shortest JSON text, lists and objects as compact JSON; `None`
 never matches). `kind_view` dispatches to the tool kind's view (shell units, normalised paths,
-URL hosts).
+URL hosts); every kind bounds its own work on long values, so a huge value still meets the
+deny rules. Hostile values are made matchable rather than skipped: lone surrogates become
+U+FFFD (RE2 cannot see them), values nested deeper than the recursion limit are encoded by an
+iterative encoder, and integers beyond Python's digit limit are converted in chunks.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 import shlex
+import unicodedata
+from json.encoder import py_encode_basestring
 from typing import Any
 
 from .kinds import ArgView, CallContext, Unit, simple_view
 
-MAX_VALUE_CHARS = 1 << 20  # an argument larger than this is never allowed by a pattern
+MAX_VALUE_CHARS = 1 << 20  # a plain value larger than this is never allowed by a pattern
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean(text: str) -> str:
+    """Replace lone surrogates (invalid UTF-16 from JSON) with U+FFFD so RE2 can match around them."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
 def to_text(value: Any) -> str | None:
@@ -24,23 +36,77 @@ def to_text(value: Any) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return value
+        return clean(value)
     if isinstance(value, int):
-        return str(value)
+        return int_text(value)
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             return None
         return json.dumps(value)
     try:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError, RecursionError):
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (RecursionError, ValueError):
+        text = dumps_iterative(value)
+    except TypeError:
         return None
+    return clean(text)
+
+
+def int_text(value: int) -> str:
+    """The decimal text of any int, also beyond `sys.get_int_max_str_digits()`."""
+    try:
+        return str(value)
+    except ValueError:
+        sign, value = ("-", -value) if value < 0 else ("", value)
+        chunks = []
+        base = 10**1000
+        while value:
+            value, rest = divmod(value, base)
+            chunks.append(str(rest).zfill(1000))
+        return sign + "".join(reversed(chunks)).lstrip("0")
+
+
+def dumps_iterative(value: Any) -> str:
+    """Compact JSON like `json.dumps(separators=(",", ":"), ensure_ascii=False)`, without recursion."""
+    out: list[str] = []
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Token):
+            out.append(item.text)
+        elif isinstance(item, dict):
+            out.append("{")
+            stack.append(_Token("}"))
+            for i, (k, v) in enumerate(reversed(list(item.items()))):
+                stack.append(v)
+                stack.append(_Token(py_encode_basestring(str(k)) + ":"))
+                if i < len(item) - 1:
+                    stack.append(_Token(","))
+        elif isinstance(item, list | tuple):
+            out.append("[")
+            stack.append(_Token("]"))
+            for i, v in enumerate(reversed(item)):
+                stack.append(v)
+                if i < len(item) - 1:
+                    stack.append(_Token(","))
+        elif isinstance(item, str):
+            out.append(py_encode_basestring(item))
+        else:
+            out.append(to_text(item) or "null")
+    return "".join(out)
+
+
+class _Token:
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 def shell_text(value: Any) -> str | None:
     """A shell-kind value: a string, or a word list (Codex argv) joined with POSIX quoting."""
     if isinstance(value, list) and value and all(isinstance(w, str) for w in value):
-        return shlex.join(value)
+        return clean(shlex.join(value))
     return to_text(value)
 
 
@@ -58,8 +124,6 @@ def kind_view(kind: str, value: Any, ctx: CallContext) -> ArgView | None:
     text = shell_text(value) if kind == "shell" else to_text(value)
     if text is None:
         return None
-    if len(text) > MAX_VALUE_CHARS:
-        return oversize_view(text)
     if kind == "shell":
         from .kinds import shell
 
@@ -67,12 +131,21 @@ def kind_view(kind: str, value: Any, ctx: CallContext) -> ArgView | None:
     if kind == "path":
         from .kinds import path
 
-        return path.view(text, ctx)
+        return _with_nfc_variant(path.view(text, ctx), text, lambda t: path.view(t, ctx))
     if kind == "url":
         from .kinds import url
 
-        return url.view(text)
-    return simple_view(text)
+        return _with_nfc_variant(url.view(text), text, url.view)
+    return plain_view(value)
+
+
+def _with_nfc_variant(view: ArgView, text: str, make: Any) -> ArgView:
+    """A decomposed (NFD) spelling is also checked as its composed form, for deny only."""
+    if text.isascii() or unicodedata.is_normalized("NFC", text):
+        return view
+    other = make(unicodedata.normalize("NFC", text))
+    extra = tuple(Unit((), u.deny_texts) for u in other.units)
+    return ArgView(view.units + extra, view.whole + other.whole, view.diagnostics)
 
 
 def plain_view(value: Any) -> ArgView | None:

@@ -107,6 +107,7 @@ SAFE_ENV = frozenset(
     {"NODE_ENV", "CI", "LANG", "LANGUAGE", "TZ", "NO_COLOR", "FORCE_COLOR", "TERM"} | {"COLUMNS", "LINES"}
 )  # plus LC_* (see _safe_assign)
 _MAX_FALLBACK_PIECES = 2_000
+_MAX_STAGES = 32  # see-through stages kept per command (deny texts grow with their square)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _EVAL_BUILTINS = frozenset(
     {"let", "declare", "typeset", "local", "export", "readonly", "printf", "read", "unset"}
@@ -435,6 +436,8 @@ def _deny_starts(values: Sequence[str]) -> list[int]:
             break
         k = j + inner
         starts.append(k)
+    if len(starts) > _MAX_STAGES:  # `sudo sudo ... rm`: keep the outer and the inner stages
+        starts = starts[: _MAX_STAGES // 2] + starts[-_MAX_STAGES // 2 :]
     return starts
 
 

@@ -13,8 +13,15 @@ indexes the original text (word values and source slices are always read from th
   around it pairs up); the command substitutions inside `expr` are parsed on their own;
 * quoted heredoc delimiters (`<<'EOF'`, `<<"EOF"`, `<<\\EOF`; bashlex looks for the quotes)
   lose their quote characters to spaces (safe: only a `\\w` word sits between the two quotes);
-* `[[ ... ]]` becomes `[  ... ] ` (bashlex rejects `[[`); the test's operands become words of
-  a `[` command, so `&&` inside it splits (more units, never fewer).
+* `[[ ... ]]` becomes `[  ... ] ` (bashlex rejects `[[`; the words read back as `[[`/`]]`);
+  the test's operands become words of a command, so `&&` inside it splits (more units, never
+  fewer) and `>` inside it counts as a write (an ask, never a wrong allow).
+
+Only the heredoc rewrite touches quote characters, and only a same-type pair around a bare
+word, so no rewrite can change how bash pairs quotes (one that did could hide a command
+inside a would-be string: that is why arithmetic with quotes inside is left alone).
+bashlex 0.18 also loops forever on a `${` with no `}` in its word; `_guard_bashlex()` wraps
+the culprit once per process so that it raises bashlex's own ParsingError instead.
 
 Word values are recomputed from each word's source slice with bash's quote removal (bashlex
 gets `$'...'` and `"a\\b"` wrong); expansions stay as written and mark the word `dynamic`.
@@ -33,6 +40,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import bashlex  # type: ignore[import-untyped]
+from bashlex import errors as _bashlex_errors
+from bashlex import subst as _bashlex_subst
 
 MAX_DEPTH = 8  # nesting bound for $(...), `...`, <(...) and nested scripts (bash -c, eval)
 _MAX_PARENS = 4 * MAX_DEPTH  # rough pre-check before bashlex (which recurses per level)
@@ -278,16 +287,26 @@ def word_value(raw: str, opaque: dict[int, int]) -> Word:
 
 
 def _is_glob(out: list[str], specials: list[int]) -> bool:
-    """Would bash expand it? `*`, `?`, `[...]` globs and `{a,b}` / `{1..3}` braces."""
-    for p in specials:
-        rest = "".join(out[p + 1 :])
-        if out[p] in "*?" or (out[p] == "[" and "]" in rest):
+    """Would bash expand it? `*`, `?`, `[...]` globs and `{a,b}` / `{1..3}` braces.
+
+    Linear: only the first `[` and the first 64 `{` are examined (more counts as a glob).
+    """
+    if not specials:
+        return False
+    text = "".join(out)
+    if any(text[p] in "*?" for p in specials):
+        return True
+    brackets = [p for p in specials if text[p] == "["]
+    if brackets and text.find("]", brackets[0] + 1) >= 0:
+        return True
+    braces = [p for p in specials if text[p] == "{"]
+    for p in braces[:64]:
+        q = text.find("}", p + 1)
+        if q < 0:
+            return False
+        if "," in text[p + 1 : q] or ".." in text[p + 1 : q]:
             return True
-        if out[p] == "{" and "}" in rest:
-            inside = rest.split("}", 1)[0]
-            if "," in inside or ".." in inside:
-                return True
-    return False
+    return len(braces) > 64
 
 
 def _backslash(raw: str, i: int, dq: bool, out: list[str]) -> int:
@@ -403,6 +422,33 @@ def _paren_depth(text: str) -> int:
         elif c in ")}":
             depth -= 1
     return top
+
+
+# --------------------------------------------------------------------------- bashlex guard
+
+
+def _guard_bashlex() -> None:
+    """Make bashlex raise instead of looping forever on a `${` with no `}` in its word.
+
+    NOTE: bashlex 0.18 `subst._paramexpand` uses `str.find() == -1` as an index, restarts the
+    word from its start and grows a string until memory runs out (`echo "${"a`). A view is
+    built on the decide() hot path from untrusted text, so the function is wrapped once per
+    process; the wrapper only adds bashlex's own ParsingError for that case.
+    """
+    original = _bashlex_subst._paramexpand
+    if getattr(original, "toolpolicy_guard", False):
+        return
+
+    def guarded(parserobj: Any, string: str, sindex: int) -> Any:
+        if string.startswith("${", sindex) and string.find("}", sindex + 2) < 0:
+            raise _bashlex_errors.ParsingError("bad substitution: no closing `}`", string, sindex)
+        return original(parserobj, string, sindex)
+
+    guarded.toolpolicy_guard = True  # type: ignore[attr-defined]
+    _bashlex_subst._paramexpand = guarded
+
+
+_guard_bashlex()
 
 
 # --------------------------------------------------------------------------- the walk
