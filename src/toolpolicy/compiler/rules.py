@@ -65,7 +65,7 @@ def compile_permission(perm: Permission, decision: str, res: Resolver) -> list[R
 def _tool_part(
     tool: ToolPattern, decision: str, res: Resolver
 ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    text = tool.text
+    text = tool.text.casefold() if res.fold else tool.text  # tool names are case-folded the same way
     if text == "*" or has_wildcard(text):
         try:
             return (), (glob_to_regex(text, fold=res.fold),), (text,)
@@ -73,7 +73,7 @@ def _tool_part(
             raise ExprError(
                 f"invalid tool glob: {exc}", tool.span.start + exc.offset, tool.span.start + exc.offset + 1
             ) from None
-    literal = _unescape(text)
+    literal = _unescape(tool.text)
     names = [res.canonical(literal)]
     covered = dict(res.profile.covers)
     if decision != "allow":

@@ -195,7 +195,7 @@ class Engine:
                 diagnostics.extend(pre.errors)
                 decided, updated_input = yield from self._after_pre_tool_use(pre, call, context, trace)
 
-        if decided is None and not call.oversize and (read_only or policy.tool_spec(call.tool).read_only):
+        if decided is None and _hint_applies(call) and (read_only or policy.tool_spec(call.tool).read_only):
             decided = Decision("allow", f"`{call.raw_tool}` is read-only", "read_only_hint")
         if decided is None:
             decided = Decision(
@@ -453,6 +453,13 @@ def _trace(verdict: RuleVerdict) -> list[str]:
         f"rules: {verdict.decision or 'undecided'}" + (f" by `{verdict.rule.id}`" if verdict.rule else "")
     )
     return lines
+
+
+def _hint_applies(call: PreparedCall) -> bool:
+    """The read-only hint never allows what could not be analysed (oversized, unresolvable paths)."""
+    if call.oversize:
+        return False
+    return call.primary is None or all(u.allow_texts for u in call.primary.units)
 
 
 def _rule_floor(verdict: RuleVerdict, call: PreparedCall) -> Decision | None:

@@ -237,6 +237,8 @@ def _decode_object(text: str) -> list[tuple[str, Any]]:
         raise ModelHookError(
             f"model judge failed: the reply is not valid JSON ({exc.msg}): {_excerpt(text)}"
         ) from None
+    except RecursionError:
+        raise ModelHookError("model judge failed: the reply's JSON is nested too deeply") from None
     if not isinstance(value, list):
         raise ModelHookError("model judge failed: the reply's JSON is not an object")
     return value

@@ -25,8 +25,10 @@ class GlobClass:
     items: tuple[tuple[str, str], ...]  # inclusive ranges (a single char is (c, c))
 
     def matches(self, ch: str, fold: bool) -> bool:
-        cands = {ch, ch.lower(), ch.upper()} if fold else {ch}
+        cands = {ch, ch.lower(), ch.upper(), ch.casefold()} if fold else {ch}
         hit = any(lo <= c <= hi for c in cands for lo, hi in self.items)
+        if fold and not hit:  # a single character item equal under case folding (ſ, ς, K ...)
+            hit = any(lo == hi and lo.casefold() in cands for lo, hi in self.items)
         return hit != self.negated
 
 

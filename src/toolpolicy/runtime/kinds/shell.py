@@ -310,7 +310,7 @@ def _command_units(cmd: Command, depth: int, taint: bool) -> list[Unit]:
     texts.extend(_brace_texts(cmd.words[k0], values[k0 + 1 :]))
     texts.extend(_latent_texts(cmd, depth))
     unit = Unit(
-        allow_texts=() if blocked else (" ".join(values[k0:]),),
+        allow_texts=() if blocked else (_canonical(values[k0:]),),
         deny_texts=_uniq(texts),
         exec_capable=exec_capable(values[k0:]),
         writes=cmd.writes + _tee_writes(values, stages),
@@ -503,6 +503,20 @@ def _tee_writes(values: Sequence[str], stages: Iterable[int]) -> tuple[str, ...]
             elif not (opts and v.startswith("-") and v != "-") and v not in NON_FILES:
                 out.append(v)
     return tuple(dict.fromkeys(out))
+
+
+def _canonical(values: list[str]) -> str:
+    """The allow text: words joined by spaces, a command word holding blanks re-quoted.
+
+    So `"git status"` (one word: a program named `git status`) reads `'git status'` and is not
+    the command `git status`. Arguments keep the plain join (see the module doc).
+    """
+    if values and (not values[0] or _BLANK.search(values[0])):
+        return " ".join([shlex.quote(values[0]), *values[1:]])
+    return " ".join(values)
+
+
+_BLANK = re.compile(r"\s")
 
 
 def _join(words: Iterable[Word]) -> str:
