@@ -52,10 +52,10 @@ def test_compile(benchmark, n: int) -> None:  # type: ignore[no-untyped-def]
 def test_shell_compound(benchmark, engine: str) -> None:  # type: ignore[no-untyped-def]
     policy = load_policy(
         text="version: 1\nprofile: claude-code\npermissions:\n  deny: ['Bash(rm *)', 'Bash(sudo *)']\n"
-        "  allow: ['Bash(git status *)', 'Bash(ls *)', 'Bash(npm run test:*)']\n",
+        "  allow: ['Bash(git status *)', 'Bash(ls *)', 'Bash(grep *)', 'Bash(npm run test:*)']\n",
         name="b.yaml",
     )
     eng = Engine(policy, hooks=False, reference=engine == "reference")
-    cmd = "git status && ls -la | grep x; npm run test:unit"
+    cmd = "git status && ls -la | grep x; npm run test -- --ci"
     result = benchmark(eng.decide, "Bash", {"command": cmd})
     assert result.decision == "allow"
