@@ -28,7 +28,7 @@ from .decision import Decision
 from .evaluate import indexed_rules
 from .hooks.types import HookResult
 from .reference import reference_rules
-from .rules import DEFAULT_MAX_ARGS, PreparedCall, RuleVerdict, combine, prepare, when_env
+from .rules import DEFAULT_MAX_ARGS, MAX_WRITE_CHECKS, PreparedCall, RuleVerdict, combine, prepare, when_env
 
 MODES = ("default", "yolo", "non_interactive", "auto_edit")
 DECISIONS = ("allow", "ask", "deny")
@@ -491,19 +491,19 @@ def _check_writes(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> R
         return verdict
     results = list(verdict.units)
     for i, unit in enumerate(view.units):
-        if results[i][0] != "allow" or not unit.writes:
+        if results[i][0] not in ("allow", None) or not unit.writes:
             continue
         if results[i][1] is not None and results[i][1].allow_redirection:
             continue
-        for target in unit.writes[:16]:
+        for target in unit.writes[:MAX_WRITE_CHECKS]:
             sub = _write_decision(engine, call, target)
-            if sub.decision != "allow":
-                verdict.diagnostics.append(
-                    f"`{target}` is written by a redirection: {sub.decision or 'not allowed'}"
-                )
-                results[i] = (sub.decision if sub.decision == "deny" else "ask", sub.rule or results[i][1])
-                if sub.decision == "deny":
-                    break
+            if sub.decision == "deny":  # a write to a denied path denies, whatever the command
+                verdict.diagnostics.append(f"`{target}` is written by a redirection: denied")
+                results[i] = ("deny", sub.rule)
+                break
+            if results[i][0] == "allow" and sub.decision != "allow":
+                verdict.diagnostics.append(f"`{target}` is written by a redirection: not allowed")
+                results[i] = ("ask", sub.rule)
     out = RuleVerdict(None, matched=verdict.matched, diagnostics=verdict.diagnostics, floor=verdict.floor)
     return combine(results, out)
 
