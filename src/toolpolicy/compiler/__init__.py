@@ -49,7 +49,9 @@ def _build(work: Work) -> CompiledPolicy:
 
     settings = work.settings
     fold = settings["glob"].case == "insensitive"
-    aliases = {k: (v.casefold() if fold else v) for k, v in work.profile.tool_aliases.items()}
+    aliases = {
+        (k.casefold() if fold else k): (v.casefold() if fold else v) for k, v in work.profile.tool_aliases.items()
+    }
     policy = CompiledPolicy(
         name=settings.get("name"),
         digest=digest_of(work),

@@ -42,9 +42,24 @@ class Resolver:
     base_dir: str
     warnings: list[ExprError]
 
-    def canonical(self, name: str) -> str:
-        name = self.profile.tool_aliases.get(name, name)
+    def fold_name(self, name: str) -> str:
         return name.casefold() if self.fold else name
+
+    def canonical(self, name: str) -> str:
+        """A tool name as the runtime sees it: folded first (insensitive policies), then aliased."""
+        name = self.fold_name(name)
+        aliases = {self.fold_name(k): self.fold_name(v) for k, v in self.profile.tool_aliases.items()}
+        return aliases.get(name, name)
+
+    def covered_by(self, name: str, decision: str) -> tuple[str, ...]:
+        """The tools a rule on `name` also applies to (Claude: `Edit` covers every writer)."""
+        covers: dict[str, tuple[str, ...]] = {}
+        maps = [self.profile.covers] + ([self.profile.deny_covers] if decision != "allow" else [])
+        for mapping in maps:
+            for k, v in mapping.items():
+                key = self.canonical(k)
+                covers[key] = tuple(dict.fromkeys(covers.get(key, ()) + tuple(self.canonical(t) for t in v)))
+        return covers.get(self.canonical(name), ())
 
     def spec(self, name: str) -> ToolSpec | None:
         return self.tools.get(self.canonical(name))
@@ -65,21 +80,17 @@ def compile_permission(perm: Permission, decision: str, res: Resolver) -> list[R
 def _tool_part(
     tool: ToolPattern, decision: str, res: Resolver
 ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    text = tool.text.casefold() if res.fold else tool.text  # tool names are case-folded the same way
+    text = tool.text
     if text == "*" or has_wildcard(text):
         try:
-            return (), (glob_to_regex(text, fold=res.fold),), (text,)
+            glob_to_regex(text)  # errors located in the text as written
         except GlobError as exc:
-            raise ExprError(
-                f"invalid tool glob: {exc}", tool.span.start + exc.offset, tool.span.start + exc.offset + 1
-            ) from None
-    literal = _unescape(tool.text)
-    names = [res.canonical(literal)]
-    covered = dict(res.profile.covers)
-    if decision != "allow":
-        for k, v in res.profile.deny_covers.items():
-            covered[k] = tuple(dict.fromkeys(covered.get(k, ()) + v))
-    names.extend(res.canonical(t) for t in covered.get(res.profile.tool_aliases.get(literal, literal), ()))
+            start = tool.span.start + exc.offset
+            raise ExprError(f"invalid tool glob: {exc}", start, start + 1) from None
+        folded = res.fold_name(text)  # tool names are case-folded the same way (ß -> ss)
+        return (), (glob_to_regex(folded, fold=res.fold),), (folded,)
+    literal = _unescape(text)
+    names = [res.canonical(literal), *res.covered_by(literal, decision)]
     return tuple(dict.fromkeys(names)), (), ()
 
 
@@ -122,8 +133,11 @@ def _call_form_shapes(
     spec_text = spec_node.text
     if spec_text in ("", "*"):
         return [RuleShape(names, globs, texts, ())]
-    if not names:  # a glob tool part: the specifier is a plain glob on the primary argument
-        return [RuleShape(names, globs, texts, (_plain_cond(None, spec_text, spec_node.span.start, res),))]
+    if not names:  # a glob tool part: compile the specifier for every kind; each tool uses its own
+        return [
+            RuleShape(names, globs, texts, (_kind_cond(kind, spec_text, spec_node.span.start, decision, res),))
+            for kind in KINDS
+        ]
     shapes = []
     for name in names:  # covered tools may differ in kind and primary argument
         tspec = res.spec(name) or ToolSpec(name)
@@ -167,6 +181,15 @@ def _spec_cond(tspec: ToolSpec, spec: str, offset: int, decision: str, res: Reso
         )
     pattern = _kind_pattern(tspec, spec, offset, decision, res)
     return Cond(None, pattern.regex, tspec.kind != "generic", pattern.exact, spec)
+
+
+KINDS = ("shell", "path", "url", "generic")
+
+
+def _kind_cond(kind: str, spec: str, offset: int, decision: str, res: Resolver) -> Cond:
+    """A specifier compiled as `kind` would read it; it applies only to tools of that kind."""
+    pattern = _kind_pattern(ToolSpec("*", kind), spec, offset, decision, res)
+    return Cond(None, pattern.regex, kind != "generic", pattern.exact, spec, kind)
 
 
 def _kind_pattern(tspec: ToolSpec, spec: str, offset: int, decision: str, res: Resolver) -> CompiledPattern:

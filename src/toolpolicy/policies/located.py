@@ -114,7 +114,7 @@ def load_yaml(source: Source) -> LocatedDoc:
         raise PolicyError(
             msg, code="policy_syntax_error", location=Location(source, Span(off, off + 1))
         ) from None
-    except (YAMLError, RecursionError, ValueError) as exc:
+    except (YAMLError, RecursionError, ValueError, TypeError, AttributeError, KeyError) as exc:
         raise PolicyError(
             f"cannot parse YAML: {exc}".splitlines()[0],
             code="policy_syntax_error",

@@ -41,6 +41,7 @@ class Cond:
     kind_view: bool
     exact: bool
     source: str
+    kind: str | None = None  # only for tools of this kind (a specifier on a glob tool part)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +105,13 @@ class CompiledPolicy:
         return spec if spec is not None else ToolSpec(name)
 
     def canonical_tool(self, name: str) -> str:
-        name = self.tool_aliases.get(name, name)
-        return name.casefold() if self.fold else name
+        """Aliases applied (`Task` -> `Agent`); case-folded first when the policy is insensitive.
+
+        In an insensitive policy the alias map's keys and values are folded at compile time.
+        """
+        if self.fold:
+            name = name.casefold()
+        return self.tool_aliases.get(name, name)
 
     def lazy(self, key: str, build: Any) -> Any:
         """A derived structure built once (thread-safe) and never pickled."""

@@ -193,9 +193,11 @@ class Engine:
             pre = yield from self._hooks("pre_tool_use", call, hook_records)
             if pre is not None:
                 diagnostics.extend(pre.errors)
-                decided, updated_input = yield from self._after_pre_tool_use(pre, call, context, trace)
+                rewrite_floors: list[Decision | None] = []
+                decided, updated_input = self._after_pre_tool_use(pre, call, context, trace, rewrite_floors)
+                floor = floor or next((f for f in rewrite_floors if f is not None), None)
 
-        if decided is None and _hint_applies(call) and (read_only or policy.tool_spec(call.tool).read_only):
+        if decided is None and _hint_applies(call, policy.tool_spec(call.tool), read_only):
             decided = Decision("allow", f"`{call.raw_tool}` is read-only", "read_only_hint")
         if decided is None:
             decided = Decision(
@@ -219,9 +221,9 @@ class Engine:
         )
 
     def _after_pre_tool_use(
-        self, pre: HookResult, call: PreparedCall, context: Any, trace: list[str]
-    ) -> Generator[HookRequest, HookResult, tuple[Decision | None, dict[str, Any] | None]]:
-        yield from ()
+        self, pre: HookResult, call: PreparedCall, context: Any, trace: list[str], floors: list[Decision | None]
+    ) -> tuple[Decision | None, dict[str, Any] | None]:
+        """The hooks' verdict, and their rewrite re-checked by the rules (tighten, never loosen)."""
         updated = pre.updated_input if isinstance(pre.updated_input, dict) else None
         decided: Decision | None = None
         if pre.decision == "deny" or pre.blocked:
@@ -231,20 +233,15 @@ class Engine:
                 pre.decision, pre.reason or f"pre_tool_use hook says {pre.decision}", "pre_tool_use_hook"
             )
         if updated is not None and (decided is None or decided.decision != "deny"):
-            recheck = self._rules(
-                prepare(
-                    self.policy,
-                    call.raw_tool,
-                    updated,
-                    context,
-                    self.mode,
-                    home=self._home,
-                    max_args=self.max_args_chars,
-                )
+            rewritten = prepare(
+                self.policy, call.raw_tool, updated, context, self.mode, home=self._home,
+                max_args=self.max_args_chars,
             )
+            recheck = self._rules(rewritten)
             if self.explain:
                 trace.append("rules re-checked on the rewritten input")
                 trace.extend(_trace(recheck))
+            floors.append(_rule_floor(recheck, rewritten))  # an unevaluable restriction: at least ask
             if recheck.decision in ("deny", "ask") and (
                 decided is None or DECISION_WEIGHT[recheck.decision] > DECISION_WEIGHT[decided.decision]
             ):
@@ -455,11 +452,18 @@ def _trace(verdict: RuleVerdict) -> list[str]:
     return lines
 
 
-def _hint_applies(call: PreparedCall) -> bool:
-    """The read-only hint never allows what could not be analysed (oversized, unresolvable paths)."""
+def _hint_applies(call: PreparedCall, spec: Any, annotated: bool | None) -> bool:
+    """The read-only hint (SPEC 4.2 step 4): a tool declared read-only, or a generic (MCP) tool
+    the agent annotated read-only at call time. It never allows what could not be analysed, nor
+    a path/shell/url tool called without its primary argument (the path may hide under another
+    name)."""
+    if not (spec.read_only or (annotated and spec.kind == "generic")):
+        return False
     if call.oversize:
         return False
-    return call.primary is None or all(u.allow_texts for u in call.primary.units)
+    if call.primary is None:
+        return spec.kind == "generic"
+    return all(u.allow_texts for u in call.primary.units)
 
 
 def _rule_floor(verdict: RuleVerdict, call: PreparedCall) -> Decision | None:
@@ -495,6 +499,9 @@ def _check_writes(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> R
             continue
         if results[i][1] is not None and results[i][1].allow_redirection:
             continue
+        if len(unit.writes) > MAX_WRITE_CHECKS:  # too many targets to check: never allowed
+            verdict.diagnostics.append(f"more than {MAX_WRITE_CHECKS} redirection targets")
+            results[i] = ("ask", None) if results[i][0] == "allow" else results[i]
         for target in unit.writes[:MAX_WRITE_CHECKS]:
             sub = _write_decision(engine, call, target)
             if sub.decision == "deny":  # a write to a denied path denies, whatever the command

@@ -18,7 +18,17 @@ from dataclasses import dataclass, field
 import re2
 
 from .compiled import CompiledPolicy, CompiledRule
-from .rules import PreparedCall, RuleVerdict, WhenEval, combine, filter_when, mode_applies, pick
+from .rules import (
+    PreparedCall,
+    RuleVerdict,
+    WhenEval,
+    allowable,
+    combine,
+    filter_when,
+    mode_applies,
+    pick,
+    primary_keys,
+)
 
 MAX_PLANS = 4096
 _PRIMARY = "\x00primary"
@@ -91,11 +101,15 @@ def _build_plan(policy: CompiledPolicy, index: Index, tool: str) -> ToolPlan:
     positions = set(index.exact.get(tool, ()))
     positions.update(pos for pos, _, _ in index.glob_set.match(tool))
     rules = [policy.rules[p] for p in sorted(positions)]
-    spec_arg = policy.tool_spec(tool).arg
+    spec = policy.tool_spec(tool)
+    spec_arg, aliases = spec.arg, primary_keys(spec)
     entries: dict[str, tuple[list, list]] = {}
     for pos, rule in enumerate(rules):
         for ci, cond in enumerate(rule.conds):
+            if cond.kind is not None and cond.kind != spec.kind:
+                continue  # compiled for another kind: this rule can never be complete here
             key = cond.key if cond.key is not None else (spec_arg or _PRIMARY)
+            key = spec_arg if key in aliases else key
             allow, restrict = entries.setdefault(key, ([], []))
             (allow if rule.decision == "allow" else restrict).append((cond.regex, (pos, ci, cond.exact)))
     groups = {key: _Group(_PatternSet(a), _PatternSet(r)) for key, (a, r) in entries.items()}
@@ -130,10 +144,13 @@ def indexed_rules(policy: CompiledPolicy, call: PreparedCall, when_eval: WhenEva
     cache: dict[int, tuple[bool | None, str | None]] = {}
     results = []
     for u in range(n):
+        ok_allow = allowable(call, u)
         matched = [
             r
             for p, r in enumerate(rules)
-            if _complete(r, per_unit[u].get(p), common.get(p)) and mode_applies(r, call.mode)
+            if (ok_allow or r.decision != "allow")
+            and _complete(r, per_unit[u].get(p), common.get(p))
+            and mode_applies(r, call.mode)
         ]
         merged = sorted(
             {r.index: r for r in matched + whole_rules if mode_applies(r, call.mode)}.values(),

@@ -18,6 +18,7 @@ from .rules import (
     PreparedCall,
     RuleVerdict,
     WhenEval,
+    allowable,
     combine,
     cond_texts,
     filter_when,
@@ -55,7 +56,7 @@ def reference_rules(policy: CompiledPolicy, call: PreparedCall, when_eval: WhenE
         if not mode_applies(rule, call.mode) or not tool_matches(policy, rule, call.tool):
             continue
         for u in range(call.unit_count):
-            if rule_holds(call, rule, u):
+            if (rule.decision != "allow" or allowable(call, u)) and rule_holds(call, rule, u):
                 per_unit[u].append(rule)
         touches_primary = any(is_primary(call, c) for c in rule.conds)
         if (

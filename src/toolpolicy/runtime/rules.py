@@ -40,6 +40,7 @@ class PreparedCall:
     mode: str
     oversize: bool = False  # arguments over the size cap: no allow pattern can match
     raw_args: Any = None  # the arguments as the agent sent them (hooks see these, not the aliases)
+    primary_keys: frozenset[str] = frozenset()  # the primary argument's name and its aliases
     _plain: dict[str, ArgView | None] = field(default_factory=dict)
 
     @property
@@ -112,18 +113,48 @@ def prepare(
 ) -> PreparedCall:
     raw = clean(tool) if isinstance(tool, str) else str(tool)
     canonical = policy.canonical_tool(raw)
-    spec = policy.tools.get(canonical) or policy.tool_spec(policy.tool_aliases.get(raw, raw))
+    spec = policy.tool_spec(canonical)
     norm = _normalise_args(args, spec.aliases)
     ctx = make_context(policy, context, home)
-    primary = None
-    if norm is not None and spec.arg is not None and norm.get(spec.arg) is not None:
-        primary = kind_view(spec.kind, norm[spec.arg], ctx)
-        if primary is not None and not primary.units:
-            primary = ArgView(units=(Unit((), primary.whole),), whole=primary.whole)
+    primary = _primary_view(spec, args, norm, ctx)
     oversize = norm is not None and args_size_over(norm, max_args)
-    return PreparedCall(
+    call = PreparedCall(
         canonical, raw, norm, spec.arg, spec.kind, ctx, dict(ctx.extra), primary, mode, oversize, raw_args=args
     )
+    call.primary_keys = primary_keys(spec)
+    return call
+
+
+def primary_keys(spec: Any) -> frozenset[str]:
+    """The primary argument's name and every alias of it (`cmd` and `command`)."""
+    if spec.arg is None:
+        return frozenset()
+    keys = {spec.arg}
+    keys.update(a for a, c in spec.aliases if c == spec.arg)
+    keys.update(c for a, c in spec.aliases if a == spec.arg)
+    return frozenset(keys)
+
+
+def _primary_view(spec: Any, args: Any, norm: dict[str, Any] | None, ctx: CallContext) -> ArgView | None:
+    """The primary argument through its kind. A call that sends it under two spellings with
+    different values (`cmd` and `command`) is seen as both: an allow must cover both, a deny
+    fires on either (the agent may run either one)."""
+    if norm is None or spec.arg is None or norm.get(spec.arg) is None:
+        return None
+    values = [norm[spec.arg]]
+    if isinstance(args, dict):
+        for key in sorted(primary_keys(spec)):
+            if args.get(key) is not None and all(args[key] != v for v in values):
+                values.append(args[key])
+    views = [v for v in (kind_view(spec.kind, value, ctx) for value in values) if v is not None]
+    if not views:
+        return None
+    view = views[0] if len(views) == 1 else ArgView(
+        tuple(u for v in views for u in v.units), tuple(t for v in views for t in v.whole),
+        tuple(d for v in views for d in v.diagnostics))
+    if not view.units:
+        view = ArgView(units=(Unit((), view.whole),), whole=view.whole)
+    return view
 
 
 def _normalise_args(args: Any, aliases: Iterable[tuple[str, str]]) -> dict[str, Any] | None:
@@ -145,10 +176,12 @@ def cond_texts(
     """The texts a condition is matched against for one unit (None: the condition cannot hold)."""
     if call.oversize and not restrictive:
         return None
+    if cond.kind is not None and cond.kind != call.kind:
+        return None  # a specifier compiled for another kind (glob tool part)
     key = cond.key if cond.key is not None else call.spec_arg
     if key is None:  # a call-form pattern on a tool with no primary argument
         return _any_arg_texts(call) if restrictive else None
-    if key == call.spec_arg:
+    if key == call.spec_arg or key in call.primary_keys:
         view = call.primary
         if view is None:
             return None
@@ -177,7 +210,15 @@ def _any_arg_texts(call: PreparedCall) -> tuple[str, ...]:
 
 
 def is_primary(call: PreparedCall, cond: Cond) -> bool:
-    return cond.key is None or cond.key == call.spec_arg
+    return cond.key is None or cond.key == call.spec_arg or cond.key in call.primary_keys
+
+
+def allowable(call: PreparedCall, unit: int) -> bool:
+    """Whether any allow rule may match this unit: never one that could not be analysed
+    (unparseable or over-long shell, an unresolvable path, oversized arguments); SPEC 3."""
+    if call.oversize:
+        return False
+    return call.primary is None or bool(call.primary.units[unit].allow_texts)
 
 
 def mode_applies(rule: CompiledRule, mode: str) -> bool:
