@@ -286,6 +286,6 @@ def combine(unit_results: list[tuple[str | None, CompiledRule | None]], verdict:
 def when_env(call: PreparedCall) -> dict[str, Any]:
     return {
         "tool": call.raw_tool,
-        "args": call.args if call.args is not None else {},
+        "args": call.args,  # null when the call's arguments are not an object (SPEC 2.3)
         "context": call.context,
     }

@@ -380,7 +380,8 @@ def token_expressions(tokens: list[str]) -> list[str]:
     """A token prefix as native expressions: the words exactly, or followed by more words."""
     if all(_PLAIN_TOKEN.fullmatch(t) for t in tokens) and not tokens[-1].endswith(":"):
         return [f"{TOOLS}({' '.join(tokens)} *)"]
-    text = glob_escape(" ".join(tokens))
+    # a token holding blanks is one argv word: the shell view re-quotes such words the same way
+    text = glob_escape(" ".join(shlex.quote(t) if (not t or re.search(r"\s", t)) else t for t in tokens))
     return [f"{TOOLS}:command={safe_value_glob(text)}", f"{TOOLS}:command={text} *"]
 
 

@@ -201,6 +201,10 @@ def _emit(builder: DocBuilder, rule: _Rule, priority: int) -> None:
     groups = _match_groups(rule, tools, located_warn)
     for matches, extra_when in groups:
         when = [*rule.when, *extra_when]
+        matches = _with_subagents(matches, rule)
+        if rule.decision == "allow" and not allow_redirection and any(t in SHELL_TOOLS for t in rule.tools):
+            # Gemini downgrades an allowed command with an input redirection too (`<`, `<<`, `<<<`)
+            when.append("!(has(args.command) && args.command.contains(\"<\"))")
         native = {
             "decision": rule.decision,
             "match": matches if len(matches) > 1 else matches[0],
@@ -356,6 +360,15 @@ def _match_groups(rule: _Rule, tools: list[str], warn: _Warner) -> list[tuple[li
     return [(tools, [])]
 
 
+def _with_subagents(matches: list[str], rule: _Rule) -> list[str]:
+    """Gemini also tries `invoke_agent`'s `agent_name` as a tool name (research A.4 step 2)."""
+    plain = rule.data.get("argsPattern") is None and rule.data.get("commandPrefix") is None
+    extra = [f"invoke_agent:agent_name={glob_escape(m)}" for m in matches
+             if plain and re.fullmatch(r"[A-Za-z0-9_.-]+", m) and not m.startswith("mcp_")
+             and m not in SHELL_TOOLS and m != "invoke_agent"]
+    return [*matches, *extra]
+
+
 def _prefix_matches(tools: list[str], prefix: Any, warn: _Warner) -> list[str]:
     prefixes = prefix if isinstance(prefix, list) else [prefix]
     out: list[str] = []
@@ -402,7 +415,7 @@ def _regex_groups(
     warn(
         "this command regex cannot be applied to each simple command; it is tested on the whole call", DIFFERS
     )
-    when = [f"json(args).matches({cel_string(pattern)})"]
+    when = [f"args != null && json(args).matches({cel_string(pattern)})"]
     if rule.decision == "allow":
         when.append(f"has(args.command) && !args.command.matches({cel_string(SHELL_OPERATORS)})")
     return [(tools, when)]
@@ -424,7 +437,7 @@ def _args_groups(
     if other:
         cleaned = _clean_regex(pattern, warn)
         if cleaned is not None:
-            groups.append((other, [f"json(args).matches({cel_string(cleaned)})"]))
+            groups.append((other, [f"args != null && json(args).matches({cel_string(cleaned)})"]))
     return groups
 
 

@@ -506,17 +506,19 @@ def _tee_writes(values: Sequence[str], stages: Iterable[int]) -> tuple[str, ...]
 
 
 def _canonical(values: list[str]) -> str:
-    """The allow text: words joined by spaces, a command word holding blanks re-quoted.
+    """The allow text: words joined by spaces, a word holding blanks, quotes or backslashes re-quoted.
 
-    So `"git status"` (one word: a program named `git status`) reads `'git status'` and is not
-    the command `git status`. Arguments keep the plain join (see the module doc).
+    So the argv stays recoverable: `"git status"` (one word: a program named `git status`) reads
+    `'git status'` and is not the command `git status`, and `echo "a b"` is not `echo a b`.
+    Globs and other words are unchanged (`ls *.py` stays).
     """
-    if values and (not values[0] or _BLANK.search(values[0])):
-        return " ".join([shlex.quote(values[0]), *values[1:]])
-    return " ".join(values)
+    return " ".join(shlex.quote(v) if (not v or _BLANK.search(v)) else v for v in values)
 
 
-_BLANK = re.compile(r"\s")
+_BLANK = re.compile(r"[\s'\"\\\\]")  # blanks, quotes and backslashes: re-quote to keep the argv
+
+
+
 
 
 def _join(words: Iterable[Word]) -> str:
