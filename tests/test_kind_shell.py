@@ -8,9 +8,8 @@ pattern for an exec-capable unit) and no unit writes a file; otherwise ask.
 
 from __future__ import annotations
 
-import shlex
-
 import functools
+import shlex
 import time
 
 import pytest

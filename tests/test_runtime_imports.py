@@ -39,6 +39,8 @@ assert not any(m.startswith(("lark", "pydantic")) for m in sys.modules if sys.mo
 def test_compiled_policy_decides_without_lark_or_pydantic(tmp_path: Path) -> None:
     blob = tmp_path / "policy.pickle"
     blob.write_bytes(pickle.dumps(load_policy(text=POLICY, name="p.yaml")))
-    result = subprocess.run([sys.executable, "-c", SCRIPT, str(blob)], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(blob)], capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "deny,allow,deny,deny,allow,deny"

@@ -50,7 +50,8 @@ def _build(work: Work) -> CompiledPolicy:
     settings = work.settings
     fold = settings["glob"].case == "insensitive"
     aliases = {
-        (k.casefold() if fold else k): (v.casefold() if fold else v) for k, v in work.profile.tool_aliases.items()
+        (k.casefold() if fold else k): (v.casefold() if fold else v)
+        for k, v in work.profile.tool_aliases.items()
     }
     policy = CompiledPolicy(
         name=settings.get("name"),

@@ -135,7 +135,9 @@ def _call_form_shapes(
         return [RuleShape(names, globs, texts, ())]
     if not names:  # a glob tool part: compile the specifier for every kind; each tool uses its own
         return [
-            RuleShape(names, globs, texts, (_kind_cond(kind, spec_text, spec_node.span.start, decision, res),))
+            RuleShape(
+                names, globs, texts, (_kind_cond(kind, spec_text, spec_node.span.start, decision, res),)
+            )
             for kind in KINDS
         ]
     shapes = []

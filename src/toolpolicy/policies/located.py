@@ -88,12 +88,13 @@ def check_nesting(source: Source) -> None:
 
 
 _STRUCTURE = re.compile(r"[\[\]{}\"'#\n\\]")
-_DEEP_INDENT = re.compile(r"(?m)^[ \t]{%d,}\S" % (MAX_INDENT + 1))
+_DEEP_INDENT = re.compile(rf"(?m)^[ \t]{{{MAX_INDENT + 1},}}\S")
 
 
 def _nesting_error(source: Source, offset: int, what: str) -> None:
-    raise PolicyError(f"document {what}", code="policy_limit_exceeded",
-                      location=Location(source, Span(offset, offset + 1)))
+    raise PolicyError(
+        f"document {what}", code="policy_limit_exceeded", location=Location(source, Span(offset, offset + 1))
+    )
 
 
 def load_yaml(source: Source) -> LocatedDoc:
@@ -125,8 +126,11 @@ def load_yaml(source: Source) -> LocatedDoc:
     try:
         doc.data = _walk(root, (), doc, 0, budget)
     except (TypeError, AttributeError, ValueError, KeyError) as exc:  # exotic YAML (tags, sets, ...)
-        raise PolicyError(f"unsupported YAML construct: {exc}", code="policy_syntax_error",
-                          location=Location(source, Span(0, 0))) from None
+        raise PolicyError(
+            f"unsupported YAML construct: {exc}",
+            code="policy_syntax_error",
+            location=Location(source, Span(0, 0)),
+        ) from None
     return doc
 
 
@@ -148,12 +152,17 @@ def _walk(node: Any, path: Path, doc: LocatedDoc, depth: int, budget: list[int])
     if budget[0] < 0:
         raise PolicyError(
             f"document has more than {MAX_NODES} values (after expanding aliases)",
-            code="policy_limit_exceeded", location=doc.loc(path),
+            code="policy_limit_exceeded",
+            location=doc.loc(path),
         )
     tag = getattr(getattr(node, "tag", None), "value", None)
     if isinstance(node, TaggedScalar) or (tag and not str(tag).startswith("tag:yaml.org,2002:")):
-        raise PolicyError(f"YAML tag `{tag}` is not allowed in a policy", code="policy_syntax_error",
-                          location=doc.loc(path), help="remove the `!` tag: policies are plain data")
+        raise PolicyError(
+            f"YAML tag `{tag}` is not allowed in a policy",
+            code="policy_syntax_error",
+            location=doc.loc(path),
+            help="remove the `!` tag: policies are plain data",
+        )
     if depth > MAX_DEPTH:
         raise PolicyError(
             f"document nested deeper than {MAX_DEPTH} levels",

@@ -76,8 +76,10 @@ _CLAUDE_TOOLS: dict[str, dict[str, Any]] = {
 
 _GEMINI_TOOLS: dict[str, dict[str, Any]] = {
     "run_shell_command": _shell("command", args=("description", "directory")),
-    "read_file": {**_path("absolute_path", read_only=True, args=("file_path", "offset", "limit")),
-                  "aliases": {"file_path": "absolute_path"}},
+    "read_file": {
+        **_path("absolute_path", read_only=True, args=("file_path", "offset", "limit")),
+        "aliases": {"file_path": "absolute_path"},
+    },
     "read_many_files": _generic("paths", read_only=True),
     "write_file": _path("file_path", args=("content",)),
     "replace": _path("file_path", args=("old_string", "new_string")),

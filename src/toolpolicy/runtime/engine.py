@@ -221,7 +221,12 @@ class Engine:
         )
 
     def _after_pre_tool_use(
-        self, pre: HookResult, call: PreparedCall, context: Any, trace: list[str], floors: list[Decision | None]
+        self,
+        pre: HookResult,
+        call: PreparedCall,
+        context: Any,
+        trace: list[str],
+        floors: list[Decision | None],
     ) -> tuple[Decision | None, dict[str, Any] | None]:
         """The hooks' verdict, and their rewrite re-checked by the rules (tighten, never loosen)."""
         updated = pre.updated_input if isinstance(pre.updated_input, dict) else None
@@ -234,7 +239,12 @@ class Engine:
             )
         if updated is not None and (decided is None or decided.decision != "deny"):
             rewritten = prepare(
-                self.policy, call.raw_tool, updated, context, self.mode, home=self._home,
+                self.policy,
+                call.raw_tool,
+                updated,
+                context,
+                self.mode,
+                home=self._home,
                 max_args=self.max_args_chars,
             )
             recheck = self._rules(rewritten)
@@ -470,8 +480,13 @@ def _rule_floor(verdict: RuleVerdict, call: PreparedCall) -> Decision | None:
     """An ask floor no mode lifts: a deny/ask rule whose `when` failed, or oversized arguments."""
     if verdict.floor is not None:
         rule = verdict.floor
-        return Decision("ask", f"rule `{rule.id}` could not be evaluated (`when` failed): approval needed",
-                        "rule", rule.id, rule.location)
+        return Decision(
+            "ask",
+            f"rule `{rule.id}` could not be evaluated (`when` failed): approval needed",
+            "rule",
+            rule.id,
+            rule.location,
+        )
     if call.oversize:
         return Decision("ask", "arguments over the size cap are never allowed automatically", "default")
     return None

@@ -119,7 +119,17 @@ def prepare(
     primary = _primary_view(spec, args, norm, ctx)
     oversize = norm is not None and args_size_over(norm, max_args)
     call = PreparedCall(
-        canonical, raw, norm, spec.arg, spec.kind, ctx, dict(ctx.extra), primary, mode, oversize, raw_args=args
+        canonical,
+        raw,
+        norm,
+        spec.arg,
+        spec.kind,
+        ctx,
+        dict(ctx.extra),
+        primary,
+        mode,
+        oversize,
+        raw_args=args,
     )
     call.primary_keys = primary_keys(spec)
     return call
@@ -149,9 +159,15 @@ def _primary_view(spec: Any, args: Any, norm: dict[str, Any] | None, ctx: CallCo
     views = [v for v in (kind_view(spec.kind, value, ctx) for value in values) if v is not None]
     if not views:
         return None
-    view = views[0] if len(views) == 1 else ArgView(
-        tuple(u for v in views for u in v.units), tuple(t for v in views for t in v.whole),
-        tuple(d for v in views for d in v.diagnostics))
+    view = (
+        views[0]
+        if len(views) == 1
+        else ArgView(
+            tuple(u for v in views for u in v.units),
+            tuple(t for v in views for t in v.whole),
+            tuple(d for v in views for d in v.diagnostics),
+        )
+    )
     if not view.units:
         view = ArgView(units=(Unit((), view.whole),), whole=view.whole)
     return view

@@ -204,7 +204,7 @@ def _emit(builder: DocBuilder, rule: _Rule, priority: int) -> None:
         matches = _with_subagents(matches, rule)
         if rule.decision == "allow" and not allow_redirection and any(t in SHELL_TOOLS for t in rule.tools):
             # Gemini downgrades an allowed command with an input redirection too (`<`, `<<`, `<<<`)
-            when.append("!(has(args.command) && args.command.contains(\"<\"))")
+            when.append('!(has(args.command) && args.command.contains("<"))')
         native = {
             "decision": rule.decision,
             "match": matches if len(matches) > 1 else matches[0],
@@ -363,9 +363,15 @@ def _match_groups(rule: _Rule, tools: list[str], warn: _Warner) -> list[tuple[li
 def _with_subagents(matches: list[str], rule: _Rule) -> list[str]:
     """Gemini also tries `invoke_agent`'s `agent_name` as a tool name (research A.4 step 2)."""
     plain = rule.data.get("argsPattern") is None and rule.data.get("commandPrefix") is None
-    extra = [f"invoke_agent:agent_name={glob_escape(m)}" for m in matches
-             if plain and re.fullmatch(r"[A-Za-z0-9_.-]+", m) and not m.startswith("mcp_")
-             and m not in SHELL_TOOLS and m != "invoke_agent"]
+    extra = [
+        f"invoke_agent:agent_name={glob_escape(m)}"
+        for m in matches
+        if plain
+        and re.fullmatch(r"[A-Za-z0-9_.-]+", m)
+        and not m.startswith("mcp_")
+        and m not in SHELL_TOOLS
+        and m != "invoke_agent"
+    ]
     return [*matches, *extra]
 
 

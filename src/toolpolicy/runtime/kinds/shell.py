@@ -518,9 +518,6 @@ def _canonical(values: list[str]) -> str:
 _BLANK = re.compile(r"[\s'\"\\\\]")  # blanks, quotes and backslashes: re-quote to keep the argv
 
 
-
-
-
 def _join(words: Iterable[Word]) -> str:
     return " ".join(w.value for w in words)
 
