@@ -551,7 +551,8 @@ _REPLY_TOKENS = st.sampled_from(
 @FUZZ
 @given(st.one_of(st.lists(_REPLY_TOKENS, max_size=10).map("".join), HOSTILE_TEXT))
 def test_model_reply_parser_raises_only_model_hook_error(reply: str) -> None:
-    model = pytest.importorskip("toolpolicy.runtime.hooks.model")
+    from toolpolicy.runtime.hooks import model
+
     try:
         decision, reason = model.parse_decision(reply)
     except model.ModelHookError:
