@@ -27,14 +27,6 @@ FILES = {
 }
 # Implementation gaps, keyed by case note (strict: the day one passes, drop it from here).
 KNOWN_GAPS: dict[str, str] = {
-    # Deliberate: the shell view normalises blanks, so `git  status` and `git<TAB>status` (which
-    # run exactly what `git status` runs) are allowed by `commandPrefix = 'git status'`; Gemini
-    # compares raw JSON text and asks. A raw-text check on the whole call breaks compound commands.
-    "commandPrefix is text: a double space does not match git status": "blank-insensitive shell words",
-    "commandPrefix is text: a tab between the words is JSON-escaped and does not match the space": (
-        "blank-insensitive shell words"
-    ),
-    "commandPrefix is text: leading spaces defeat the prefix": "blank-insensitive shell words",
     "argsPattern cannot span two top-level pairs (Gemini wraps each pair in NUL bytes)": (
         "the engine's json() has no NUL wrapping, so a pattern across two pairs matches (fail-open on allow)"
     ),

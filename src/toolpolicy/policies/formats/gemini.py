@@ -351,7 +351,7 @@ def _match_groups(rule: _Rule, tools: list[str], warn: _Warner) -> list[tuple[li
         if prefix is not None:
             warn.focus = "commandPrefix"
             matches = _prefix_matches(shell, prefix, warn)
-            return [(matches, [])] if matches else []
+            return [(matches, _prefix_text_guard(prefix, rule.decision))] if matches else []
         warn.focus = "commandRegex"
         return _regex_groups(rule, shell, COMMAND_KEY + str(regex), warn)
     if args is not None:
@@ -373,6 +373,24 @@ def _with_subagents(matches: list[str], rule: _Rule) -> list[str]:
         and m != "invoke_agent"
     ]
     return [*matches, *extra]
+
+
+def _prefix_text_guard(prefix: Any, decision: str) -> list[str]:
+    """Gemini compares a prefix with the raw command text, where the shell view normalises blanks.
+
+    So an allow also requires that the raw text does not spell the prefix with other blanks
+    (leading blanks, a tab or several spaces between its words): Gemini would ask for those.
+    The guard only ever removes an allow (compound commands keep their per-command matching).
+    """
+    prefixes = [p for p in (prefix if isinstance(prefix, list) else [prefix]) if isinstance(p, str) and p]
+    if decision != "allow" or not prefixes:
+        return []
+    odd = ["^\\s"]
+    for p in prefixes:
+        words = p.split()
+        if len(words) > 1:
+            odd.append("(?:^|[;&|(`$]\\s*)" + "(?: {2,}|[^\\S ]\\s*)".join(re.escape(w) for w in words))
+    return [f"!(has(args.command) && args.command.matches({cel_string('|'.join(odd))}))"]
 
 
 def _prefix_matches(tools: list[str], prefix: Any, warn: _Warner) -> list[str]:
