@@ -193,9 +193,8 @@ class Engine:
             pre = yield from self._hooks("pre_tool_use", call, hook_records)
             if pre is not None:
                 diagnostics.extend(pre.errors)
-                rewrite_floors: list[Decision | None] = []
-                decided, updated_input = self._after_pre_tool_use(pre, call, context, trace, rewrite_floors)
-                floor = floor or next((f for f in rewrite_floors if f is not None), None)
+                decided, updated_input, rewrite_floor = self._after_pre_tool_use(pre, call, context, trace)
+                floor = floor or rewrite_floor
 
         if decided is None and _hint_applies(call, policy.tool_spec(call.tool), read_only):
             decided = Decision("allow", f"`{call.raw_tool}` is read-only", "read_only_hint")
@@ -226,11 +225,15 @@ class Engine:
         call: PreparedCall,
         context: Any,
         trace: list[str],
-        floors: list[Decision | None],
-    ) -> tuple[Decision | None, dict[str, Any] | None]:
-        """The hooks' verdict, and their rewrite re-checked by the rules (tighten, never loosen)."""
+    ) -> tuple[Decision | None, dict[str, Any] | None, Decision | None]:
+        """The hooks' verdict, and their rewrite re-checked by the rules (tighten, never loosen).
+
+        Returns the decision (None: undecided), the complete rewritten input, and an ask floor when
+        a restriction could not be evaluated on the rewritten input.
+        """
         updated = pre.updated_input if isinstance(pre.updated_input, dict) else None
         decided: Decision | None = None
+        floor: Decision | None = None
         if pre.decision == "deny" or pre.blocked:
             decided = Decision("deny", pre.reason or "blocked by pre_tool_use hook", "pre_tool_use_hook")
         elif pre.decision in ("ask", "allow"):
@@ -251,12 +254,12 @@ class Engine:
             if self.explain:
                 trace.append("rules re-checked on the rewritten input")
                 trace.extend(_trace(recheck))
-            floors.append(_rule_floor(recheck, rewritten))  # an unevaluable restriction: at least ask
+            floor = _rule_floor(recheck, rewritten)
             if recheck.decision in ("deny", "ask") and (
                 decided is None or DECISION_WEIGHT[recheck.decision] > DECISION_WEIGHT[decided.decision]
             ):
                 decided = self._rule_decision(recheck)
-        return decided, updated
+        return decided, updated, floor
 
     def _hooks(
         self, event: str, call: PreparedCall, records: list[dict[str, Any]]
