@@ -26,11 +26,7 @@ FILES = {
     "codex": "default.rules",
 }
 # Implementation gaps, keyed by case note (strict: the day one passes, drop it from here).
-KNOWN_GAPS: dict[str, str] = {
-    "argsPattern cannot span two top-level pairs (Gemini wraps each pair in NUL bytes)": (
-        "the engine's json() has no NUL wrapping, so a pattern across two pairs matches (fail-open on allow)"
-    ),
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 def _cases() -> list:

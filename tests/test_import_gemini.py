@@ -128,7 +128,7 @@ def test_tool_names_and_servers() -> None:
 def test_args_pattern_on_other_tools_is_a_json_condition(tmp_path: Path) -> None:
     text = _rule(toolName="write_file", argsPattern='"file_path":"/etc/', decision="deny", priority=5)
     rule = _import(text).document["rules"][0]
-    assert rule["when"] == 'args != null && json(args).matches(r\'"file_path":"/etc/\')'
+    assert rule["when"] == 'args != null && stable_json(args).matches(r\'"file_path":"/etc/\')'
     engine = _engine(tmp_path, text)
     assert engine.decide("write_file", {"file_path": "/etc/x", "content": "a"}).decision == "deny"
     assert engine.decide("write_file", {"file_path": "/tmp/x", "content": "a"}).decision == "ask"

@@ -61,6 +61,7 @@ FUNCTIONS: dict[str, _Function] = {
     "dirname": _Function(cel.dirname, 1, "string"),
     "normpath": _Function(cel.normpath, 1, "string"),
     "json": _Function(cel.to_json, 1, "string"),
+    "stable_json": _Function(cel.to_stable_json, 1, "string"),
     "startsWith": _Function(cel.starts_with, 2, "bool"),
     "endsWith": _Function(cel.ends_with, 2, "bool"),
     "contains": _Function(cel.contains, 2, "bool"),

@@ -369,6 +369,21 @@ def to_json(value: object, where: str | None) -> object:
         return CelError(f"`json()` cannot convert a {type_name(value)}: {exc}", where)
 
 
+def to_stable_json(value: object, where: str | None) -> object:
+    """Gemini CLI's stable JSON: `json()`, with each top-level `"key":value` pair of an object
+    wrapped in NUL bytes (`{␀"a":1␀,␀"b":2␀}`), so a pattern cannot run across two
+    arguments. Other values are as `json()` writes them."""
+    if not isinstance(value, dict):
+        return to_json(value, where)
+    parts = []
+    for key in sorted(value):
+        text = to_json(value[key], where)
+        if isinstance(text, CelError):
+            return text
+        parts.append(f"\0{json.dumps(str(key), ensure_ascii=False)}:{text}\0")
+    return "{" + ",".join(parts) + "}"
+
+
 # ---- Patterns (compiled once, at policy compile time)
 
 

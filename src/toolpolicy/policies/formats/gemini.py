@@ -12,9 +12,9 @@ Reproduces Gemini's policy engine (research: gemini-codex.md part A) with profil
   colon form with escaped globs when the prefix holds glob or paren characters.
 * `commandRegex` and `argsPattern` on `"command":"...` are translated into globs on the command
   (`_regex_glob`), so that they apply to each simple command as Gemini's shell splitting does.
-  Other `argsPattern`s become `when: json(args).matches(...)`: the engine's `json()` is Gemini's
-  stable stringify (sorted keys, no spaces, non-ASCII kept) except that Gemini wraps each
-  top-level `"key":value` in NUL bytes; NUL escapes in a pattern are dropped, with a warning.
+  Other `argsPattern`s become `when: stable_json(args).matches(...)`: `stable_json()` is Gemini's
+  stable stringify (sorted keys, no spaces, non-ASCII kept, each top-level `"key":value` wrapped
+  in NUL bytes); JavaScript's NUL escapes (`\\0`, `\\u0000`) in a pattern become `\\x00`.
   An untranslatable command regex falls back to that whole-call `when`; on an allow rule it is
   also restricted to commands without shell operators (a whole-string match must not allow a
   chained command).
@@ -81,7 +81,7 @@ GEMINI_MODES = {
 SHELL_TOOLS = frozenset({"run_shell_command", "ShellTool"})
 COMMAND_KEY = '"command":"'
 SHELL_OPERATORS = r"[;&|<>()`$\n\r]"
-_NUL_ESCAPES = re.compile(r"\\x00|\\u0000|\\0(?![0-7])|\x00")
+_JS_NUL_ESCAPES = re.compile(r"\\u0000|\\0(?![0-7])")  # JavaScript spellings of NUL; RE2 wants \x00
 _NESTED_QUANTIFIER = re.compile(r"\([^()]*[+*}]\)[+*{]")
 MAX_REGEX = 2048
 
@@ -439,7 +439,7 @@ def _regex_groups(
     warn(
         "this command regex cannot be applied to each simple command; it is tested on the whole call", DIFFERS
     )
-    when = [f"args != null && json(args).matches({cel_string(pattern)})"]
+    when = [f"args != null && stable_json(args).matches({cel_string(pattern)})"]
     if rule.decision == "allow":
         when.append(f"has(args.command) && !args.command.matches({cel_string(SHELL_OPERATORS)})")
     return [(tools, when)]
@@ -461,15 +461,13 @@ def _args_groups(
     if other:
         cleaned = _clean_regex(pattern, warn)
         if cleaned is not None:
-            groups.append((other, [f"args != null && json(args).matches({cel_string(cleaned)})"]))
+            groups.append((other, [f"args != null && stable_json(args).matches({cel_string(cleaned)})"]))
     return groups
 
 
 def _clean_regex(pattern: str, warn: _Warner) -> str | None:
     """Gemini drops a rule whose regex is invalid or fails its ReDoS heuristic."""
-    if _NUL_ESCAPES.search(pattern):
-        pattern = _NUL_ESCAPES.sub("", pattern)
-        warn("Gemini wraps each top-level argument in NUL bytes; the pattern's NULs were dropped", DIFFERS)
+    pattern = _JS_NUL_ESCAPES.sub(lambda m: "\\x00", pattern)
     if len(pattern) > MAX_REGEX or _NESTED_QUANTIFIER.search(pattern):
         warn("Gemini drops this rule: its regex is too long or has nested quantifiers (ReDoS heuristic)")
         return None
