@@ -14,6 +14,7 @@ How the matching rules are *found* is the evaluator's business: `evaluate.py` us
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -135,6 +136,7 @@ def prepare(
     return call
 
 
+@functools.lru_cache(maxsize=1024)
 def primary_keys(spec: Any) -> frozenset[str]:
     """The primary argument's name and every alias of it (`cmd` and `command`)."""
     if spec.arg is None:
