@@ -175,7 +175,7 @@ def test_hooks_matchers_types_and_warnings() -> None:
             }
         }
     )
-    pre = result.document["hooks"]["pre_tool_use"]
+    pre = result.document["hooks"]["tool_guard"]  # PreToolUse runs before the rules, as in Claude
     assert [g.get("matcher") for g in pre] == ["Edit|Write", "Edit|Write", ".*(?:Notebook.*).*", None]
     assert pre[0]["hooks"][0] == {"type": "command", "command": "./a.sh", "timeout": 5.0}
     assert pre[1]["hooks"][0]["timeout"] == 600.0

@@ -177,16 +177,22 @@ def decide(engine_factory: EngineFactory, call: Call, mode: str | None) -> Any:
 def _without_alias_spellings(engine: Any, call: Call, rewritten: dict[str, Any]) -> dict[str, Any]:
     """The rewritten input in the agent's own spelling.
 
-    NOTE: the engine shows hooks the arguments with both spellings of an aliased argument
-    (docker-agent `shell` has `cmd` and `command`); the agent must get back only the keys it
-    uses, so the alias spelling it did not send is dropped from the rewrite.
+    NOTE: a hook may rewrite the other spelling of an aliased argument (docker-agent `shell` has
+    `cmd` and `command`); the agent must get back only the keys it uses, so such a rewrite is
+    moved into the agent's own spelling rather than dropped.
     """
     policy = getattr(engine, "policy", None)
     if policy is None:
         return rewritten
     spec = policy.tool_spec(policy.canonical_tool(call.tool))
-    added = {name for pair in spec.aliases for name in pair if name not in call.args}
-    return {key: value for key, value in rewritten.items() if key not in added}
+    out = dict(rewritten)
+    for alias, canonical in spec.aliases:
+        for dropped, kept in ((alias, canonical), (canonical, alias)):
+            if dropped in out and dropped not in call.args and kept in call.args:
+                value = out.pop(dropped)
+                if value != call.args.get(dropped, call.args[kept]) and out.get(kept) == call.args[kept]:
+                    out[kept] = value  # a hook rewrote the other spelling: the agent gets it in its own
+    return out
 
 
 def checked_verdict(decision: Any) -> str:

@@ -188,15 +188,19 @@ class Engine:
         floor = floor or _rule_floor(verdict, call)
         decided = self._rule_decision(verdict) if verdict.decision else None
         updated_input = None
+        hint_call = call
 
         if decided is None:
             pre = yield from self._hooks("pre_tool_use", call, hook_records)
             if pre is not None:
                 diagnostics.extend(pre.errors)
-                decided, updated_input, rewrite_floor = self._after_pre_tool_use(pre, call, context, trace)
+                decided, updated_input, rewrite_floor, rewritten = self._after_pre_tool_use(
+                    pre, call, context, trace
+                )
                 floor = floor or rewrite_floor
+                hint_call = rewritten or call  # the hint judges what will run, not what was asked
 
-        if decided is None and _hint_applies(call, policy.tool_spec(call.tool), read_only):
+        if decided is None and _hint_applies(hint_call, policy.tool_spec(call.tool), read_only):
             decided = Decision("allow", f"`{call.raw_tool}` is read-only", "read_only_hint")
         if decided is None:
             decided = Decision(
@@ -225,15 +229,16 @@ class Engine:
         call: PreparedCall,
         context: Any,
         trace: list[str],
-    ) -> tuple[Decision | None, dict[str, Any] | None, Decision | None]:
+    ) -> tuple[Decision | None, dict[str, Any] | None, Decision | None, PreparedCall | None]:
         """The hooks' verdict, and their rewrite re-checked by the rules (tighten, never loosen).
 
-        Returns the decision (None: undecided), the complete rewritten input, and an ask floor when
-        a restriction could not be evaluated on the rewritten input.
+        Returns the decision (None: undecided), the complete rewritten input, an ask floor when a
+        restriction could not be evaluated on the rewritten input, and the rewritten call.
         """
         updated = pre.updated_input if isinstance(pre.updated_input, dict) else None
         decided: Decision | None = None
         floor: Decision | None = None
+        rewritten: PreparedCall | None = None
         if pre.decision == "deny" or pre.blocked:
             decided = Decision("deny", pre.reason or "blocked by pre_tool_use hook", "pre_tool_use_hook")
         elif pre.decision in ("ask", "allow"):
@@ -259,7 +264,7 @@ class Engine:
                 decided is None or DECISION_WEIGHT[recheck.decision] > DECISION_WEIGHT[decided.decision]
             ):
                 decided = self._rule_decision(recheck)
-        return decided, updated, floor
+        return decided, updated, floor, rewritten
 
     def _hooks(
         self, event: str, call: PreparedCall, records: list[dict[str, Any]]

@@ -19,7 +19,7 @@ import unicodedata
 from json.encoder import py_encode_basestring
 from typing import Any
 
-from .kinds import ArgView, CallContext, Unit, simple_view
+from .kinds import ArgView, CallContext, Rendered, Unit, simple_view
 
 MAX_VALUE_CHARS = 1 << 20  # a plain value larger than this is never allowed by a pattern
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -131,10 +131,14 @@ def kind_view(kind: str, value: Any, ctx: CallContext) -> ArgView | None:
     if kind == "path":
         from .kinds import path
 
+        if not isinstance(value, str):  # a list or object is not a path: deny-only, never allowed
+            return path.view(Rendered(text), ctx)
         return _with_nfc_variant(path.view(text, ctx), text, lambda t: path.view(t, ctx))
     if kind == "url":
         from .kinds import url
 
+        if not isinstance(value, str):
+            return url.view(Rendered(text))
         return _with_nfc_variant(url.view(text), text, url.view)
     return plain_view(value)
 

@@ -58,7 +58,10 @@ _MCP_ALLOW_GLOB_RE = re.compile(r"mcp__(?:(?!__)[^*?\[\]])+__")
 _EXACT_MATCHER_RE = re.compile(r"[A-Za-z0-9_\- ,|]*")
 
 EVENTS = {
-    "PreToolUse": "pre_tool_use",
+    # Claude runs PreToolUse hooks before its permission rules, and a hook's deny beats an allow
+    # rule; native pre_tool_use runs only for calls no rule decided, so they become tool_guard
+    # hooks, which run on every call (their allow and rewrites are not used: warned per hook).
+    "PreToolUse": "tool_guard",
     "PostToolUse": "post_tool_use",
     "PermissionRequest": "permission_request",
     "UserPromptSubmit": "user_prompt_submit",
@@ -581,7 +584,8 @@ def _command_hook(builder: DocBuilder, event: str, hook: dict, loc: Location) ->
     if event == "PreToolUse":
         builder.warn(
             "Claude Code lets a PreToolUse hook that exits with a code other than 0 or 2, or times out, pass; "
-            "toolpolicy denies the call (fail closed)",
+            "toolpolicy denies the call (fail closed). It runs as a `tool_guard` hook (before the rules, "
+            "as in Claude): its deny and ask count, its allow and `updatedInput` do not",
             loc,
             code=DIFFERS,
         )

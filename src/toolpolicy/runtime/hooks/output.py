@@ -225,6 +225,8 @@ def _apply_specific(verdict: HookVerdict, specific: Mapping[str, Any]) -> None:
     if decision is not None:
         if decision not in DECISIONS:
             raise OutputError(f"`permission_decision` must be allow, ask or deny, not {_show(decision)}")
+        if verdict.decision is not None and verdict.decision != decision:  # two answers: the stricter
+            decision = max(verdict.decision, decision, key=("allow", "ask", "deny").index)
         verdict.decision = decision
     verdict.reason = _typed(spec, "permission_decision_reason", str) or verdict.reason
     verdict.additional_context = _typed(spec, "additional_context", str)

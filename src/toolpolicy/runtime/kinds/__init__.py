@@ -73,6 +73,13 @@ class CallContext:
     extra: dict[str, object] = field(default_factory=dict)
 
 
+class Rendered(str):
+    """The text of a value that was not a string (a list, an object, a number): views treat it
+    as untrusted (deny texts only), since no agent opens a file or URL named by a JSON list."""
+
+    __slots__ = ()
+
+
 def simple_view(text: str) -> ArgView:
     """The generic view: the text itself, for allow and deny alike."""
     return ArgView(units=(Unit(allow_texts=(text,), deny_texts=(text,)),))

@@ -64,7 +64,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from . import TAG_CWD, ArgView, CallContext, CompiledPattern, Unit
+from . import TAG_CWD, ArgView, CallContext, CompiledPattern, Rendered, Unit
 from .glob import ANY, STAR, GlobClass, GlobError, _esc_char, _esc_class, parse_glob
 
 MAX_PATH = 4096  # longer values are never allowed and never resolved on the filesystem
@@ -358,6 +358,8 @@ def view(value: object, ctx: CallContext, *, resolve_symlinks: bool = True) -> A
 
 
 def _as_text(value: object) -> tuple[str, bool]:
+    if isinstance(value, Rendered):
+        return str(value), False
     if isinstance(value, str):
         return value, True
     if isinstance(value, bool):

@@ -38,7 +38,7 @@ import json
 import re
 from urllib.parse import unquote, urlsplit
 
-from . import TAG_HOST, ArgView, CompiledPattern, Unit
+from . import TAG_HOST, ArgView, CompiledPattern, Rendered, Unit
 from .glob import GlobError, glob_to_regex, has_wildcard
 
 try:  # UTS 46, what browsers use; optional (falls back to the stdlib's IDNA 2003 codec)
@@ -232,6 +232,8 @@ def view(value: object) -> ArgView:
 
 
 def _as_text(value: object) -> tuple[str, bool]:
+    if isinstance(value, Rendered):
+        return str(value), False
     if isinstance(value, str):
         return value, True
     try:
