@@ -42,24 +42,32 @@ class Resolver:
     base_dir: str
     warnings: list[ExprError]
 
+    def __post_init__(self) -> None:
+        # Built once per resolver: the folded alias map and both cover maps (rules only read them).
+        self._aliases = {self.fold_name(k): self.fold_name(v) for k, v in self.profile.tool_aliases.items()}
+        self._covers = self._cover_map([self.profile.covers])
+        self._deny_covers = self._cover_map([self.profile.covers, self.profile.deny_covers])
+
     def fold_name(self, name: str) -> str:
         return name.casefold() if self.fold else name
 
     def canonical(self, name: str) -> str:
         """A tool name as the runtime sees it: folded first (insensitive policies), then aliased."""
         name = self.fold_name(name)
-        aliases = {self.fold_name(k): self.fold_name(v) for k, v in self.profile.tool_aliases.items()}
-        return aliases.get(name, name)
+        return self._aliases.get(name, name)
 
     def covered_by(self, name: str, decision: str) -> tuple[str, ...]:
         """The tools a rule on `name` also applies to (Claude: `Edit` covers every writer)."""
+        covers = self._covers if decision == "allow" else self._deny_covers
+        return covers.get(self.canonical(name), ())
+
+    def _cover_map(self, maps: list[dict[str, tuple[str, ...]]]) -> dict[str, tuple[str, ...]]:
         covers: dict[str, tuple[str, ...]] = {}
-        maps = [self.profile.covers] + ([self.profile.deny_covers] if decision != "allow" else [])
         for mapping in maps:
             for k, v in mapping.items():
                 key = self.canonical(k)
                 covers[key] = tuple(dict.fromkeys(covers.get(key, ()) + tuple(self.canonical(t) for t in v)))
-        return covers.get(self.canonical(name), ())
+        return covers
 
     def spec(self, name: str) -> ToolSpec | None:
         return self.tools.get(self.canonical(name))
