@@ -34,6 +34,7 @@ def _load_harness() -> ModuleType:
     spec = importlib.util.spec_from_file_location("toolpolicy_tests_claude_client", HARNESS)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -53,10 +54,12 @@ def _install(agent: str) -> ModuleType:
     if missing:
         pytest.skip(f"the real-agent tests need node and npm; not on PATH: {', '.join(missing)}")
     harness = _load_harness()
-    ensure = harness.ensure_claude if agent == "claude" else harness.ensure_gemini
     version = harness.DEFAULT_VERSION if agent == "claude" else harness.GEMINI_DEFAULT_VERSION
     try:
-        ensure(None, version, log=io.StringIO())
+        if agent == "claude":
+            harness.ensure_claude(None, version, log=io.StringIO())
+        else:
+            harness.ensure_gemini(None, version)
     except SystemExit as exc:  # the harness reports a failed npm install this way
         pytest.skip(f"could not install the {agent} CLI {version} from the npm registry: {str(exc)[:500]}")
     except (OSError, subprocess.SubprocessError) as exc:
