@@ -250,11 +250,38 @@ def _view_text(raw: str) -> ArgView:
 
 def _opaque_view(text: str, reason: str) -> ArgView:
     texts = [text]
-    for words in fallback_pieces(text)[:_MAX_FALLBACK_PIECES]:
+    pieces = fallback_pieces(text)
+    expanded = _expand_braces(text)
+    if expanded is not None:  # `{rm,-rf,/}` runs `rm -rf /`
+        pieces += fallback_pieces(expanded)
+    for words in pieces[:_MAX_FALLBACK_PIECES]:
         for k in _deny_starts(words):
             texts.extend(_stage_texts(words, k))
     unit = Unit(allow_texts=(), deny_texts=_uniq(texts))
     return ArgView(units=(unit,), whole=(text,), diagnostics=(f"shell command not analysed: {reason}",))
+
+
+_BRACE_GROUP = re.compile(r"\{([^{}\s]*,[^{}\s]*)\}")
+_WORD_END = re.compile(r"[\s;&|()<>]")
+
+
+def _expand_braces(text: str, rounds: int = 4) -> str | None:
+    """The text with its first few `{a,b}` groups expanded as bash would (`{rm,-rf,/}` -> `rm -rf /`),
+    for the deny texts of a command that could not be parsed; None when there is none."""
+    changed = False
+    for _ in range(rounds):
+        m = _BRACE_GROUP.search(text)
+        if m is None:
+            break
+        start = m.start()
+        while start > 0 and not _WORD_END.match(text, start - 1):
+            start -= 1
+        end_m = _WORD_END.search(text, m.end())
+        end = end_m.start() if end_m else len(text)
+        pre, post = text[start : m.start()], text[m.end() : end]
+        alts = " ".join(pre + alt + post for alt in m.group(1).split(","))
+        text, changed = text[:start] + alts + text[end:], True
+    return text if changed else None
 
 
 def _script_units(text: str, depth: int, *, taint: bool) -> list[Unit]:
@@ -298,7 +325,7 @@ def _command_units(cmd: Command, depth: int, taint: bool) -> list[Unit]:
     full = _join(cmd.assigns + cmd.words)
     if not cmd.words:  # only assignments and/or redirections
         allow = () if taint else (full,)
-        return [Unit(allow, _uniq([cmd.raw, full]), writes=cmd.writes)]
+        return [Unit(allow, _uniq([cmd.raw, full, *_latent_texts(cmd, depth)]), writes=cmd.writes)]
     values = [w.value for w in cmd.words]
     k0 = _allow_start(values)
     blocked = taint or _allow_blocked(cmd, k0)

@@ -24,7 +24,7 @@ ALLOW_WRAPPERS = frozenset({"timeout", "time", "nice", "nohup", "stdbuf", "comma
 # Exec-capable however they are called (a prefix rule can never allow them).
 ALWAYS_EXEC = frozenset(
     {"xargs", "watch", "sudo", "doas", "pkexec", "su", "runuser", "eval", "parallel"}
-    | {"chroot", "unshare", "nsenter"}
+    | {"chroot", "unshare", "nsenter", "coproc"}
 )
 FIND_ACTIONS = frozenset(
     {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
@@ -256,7 +256,15 @@ def _exec(args: Sequence[str], strict: bool) -> int | None:
     return _after(skip_options(args, flags="cl", with_arg="a", strict=False), args)
 
 
+def _coproc(args: Sequence[str], strict: bool) -> int | None:
+    """`coproc CMD` or `coproc NAME { CMD; }` (the braces reach us as words)."""
+    if len(args) > 2 and args[1] == "{":
+        return 2
+    return _after(0, args)
+
+
 WRAPPERS: dict[str, Stripper] = {
+    "coproc": _coproc,
     "timeout": _timeout,
     "time": _time,
     "nice": _nice,
