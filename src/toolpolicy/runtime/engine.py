@@ -57,6 +57,8 @@ class Engine:
             allowed by a rule: such a call falls through to hooks, hints and the default.
         log: a path or text stream for the JSONL decision log (opt-in).
         session_id: put in hook payloads and the log.
+        cwd: the working directory of calls whose context names none (default: the process's
+            working directory when the Engine is created; agents' hooks always send theirs).
     """
 
     def __init__(
@@ -70,6 +72,7 @@ class Engine:
         session_id: str | None = None,
         explain: bool = False,
         max_args_chars: int = DEFAULT_MAX_ARGS,
+        cwd: str | None = None,
     ) -> None:
         if mode is not None and mode not in MODES:
             raise ValueError(f"unknown mode `{mode}`; expected one of {', '.join(MODES)}")
@@ -84,6 +87,10 @@ class Engine:
         self._log = _open_log(log)
         self._tracker: Any = None
         self._home = os.path.expanduser("~")
+        self._cwd = cwd or _process_cwd()
+        self._decisions: dict[int, Decision] = {}  # per rule: the decision it makes (immutable, shared)
+        hooks_used = hooks and any(policy.hooks.get(e) for e in ("tool_guard", "pre_tool_use"))
+        self._plain = not hooks_used and self._log is None and not self._wants_approval_hooks()
 
     # -- public API ---------------------------------------------------------------------------
     def decide(
@@ -95,6 +102,14 @@ class Engine:
         read_only: bool | None = None,
     ) -> Decision:
         """Decide one call; never raises for a bad call (it decides, failing closed)."""
+        if self._plain:  # no hooks to run and nothing to log: no flow machinery, no timing
+            try:
+                decision = self._decide_by_rules(tool, args, context, read_only)
+            except Exception as exc:  # fail closed on anything unexpected
+                decision = _internal_error(exc)
+            if decision.decision == "deny":
+                self._record(tool, args, decision, 0.0)
+            return decision
         start = time.perf_counter()
         flow = self._flow(tool, args, context, read_only)
         try:
@@ -152,13 +167,44 @@ class Engine:
         mode: str | None = None,
     ) -> RuleVerdict:
         """What the rules alone say (no hooks, hints or default); used by tests and `--explain`."""
-        call = prepare(self.policy, tool, args, context, mode or self.mode)
-        return self._rules(call)
+        call = self._prepare(tool, args, context, mode or self.mode)
+        return self._rules(call, collect=True)
 
     # -- the flow -----------------------------------------------------------------------------
+    def _prepare(self, tool: Any, args: Any, context: Mapping[str, Any] | None, mode: str) -> PreparedCall:
+        return prepare(
+            self.policy,
+            tool,
+            args,
+            context,
+            mode,
+            home=self._home,
+            cwd=self._cwd,
+            max_args=self.max_args_chars,
+        )
+
+    def _decide_by_rules(
+        self, tool: Any, args: Any, context: Mapping[str, Any] | None, read_only: bool | None
+    ) -> Decision:
+        """The flow without hooks: rules, read-only hint, default, floors and the mode."""
+        call = self._prepare(tool, args, context, self.mode)
+        verdict = self._rules(call)
+        trace = _trace(verdict) if self.explain else []
+        decided = self._rule_decision(verdict) if verdict.decision else None
+        return self._conclude(
+            call,
+            decided,
+            _rule_floor(verdict, call),
+            call,
+            read_only,
+            list(verdict.diagnostics),
+            trace,
+            [],
+            None,
+        )
+
     def _flow(self, tool: Any, args: Any, context: Mapping[str, Any] | None, read_only: bool | None) -> Flow:
-        policy = self.policy
-        call = prepare(policy, tool, args, context, self.mode, home=self._home, max_args=self.max_args_chars)
+        call = self._prepare(tool, args, context, self.mode)
         trace: list[str] = []
         diagnostics: list[str] = []
         hook_records: list[dict[str, Any]] = []
@@ -199,16 +245,32 @@ class Engine:
                 )
                 floor = floor or rewrite_floor
                 hint_call = rewritten or call  # the hint judges what will run, not what was asked
+        return self._conclude(
+            call, decided, floor, hint_call, read_only, diagnostics, trace, hook_records, updated_input
+        )
 
-        if decided is None and _hint_applies(hint_call, policy.tool_spec(call.tool), read_only):
+    def _conclude(
+        self,
+        call: PreparedCall,
+        decided: Decision | None,
+        floor: Decision | None,
+        hint_call: PreparedCall,
+        read_only: bool | None,
+        diagnostics: list[str],
+        trace: list[str],
+        hook_records: list[dict[str, Any]],
+        updated_input: dict[str, Any] | None,
+    ) -> Decision:
+        """Steps 4 and 5 (hint, default), then the floor and the mode (SPEC 4.2, 4.3)."""
+        if decided is None and _hint_applies(hint_call, call.spec, read_only):
             decided = Decision("allow", f"`{call.raw_tool}` is read-only", "read_only_hint")
         if decided is None:
-            decided = Decision(
-                policy.default, f"no rule decided; the policy default is {policy.default}", "default"
-            )
+            decided = self._default_decision()
         if floor is not None and DECISION_WEIGHT[decided.decision] < DECISION_WEIGHT["ask"]:
             decided = floor
         decided = self._apply_mode(decided, sticky=floor is not None and decided.decision == "ask")
+        if not diagnostics and not trace and not hook_records and updated_input is None:
+            return decided  # nothing to add: the (possibly shared) decision as it is
         return self._finish(
             Decision(
                 decided.decision,
@@ -222,6 +284,14 @@ class Engine:
             diagnostics,
             trace,
         )
+
+    def _default_decision(self) -> Decision:
+        decision = self._decisions.get(-1)
+        if decision is None:
+            default = self.policy.default
+            decision = Decision(default, f"no rule decided; the policy default is {default}", "default")
+            self._decisions[-1] = decision
+        return decision
 
     def _after_pre_tool_use(
         self,
@@ -246,15 +316,7 @@ class Engine:
                 pre.decision, pre.reason or f"pre_tool_use hook says {pre.decision}", "pre_tool_use_hook"
             )
         if updated is not None and (decided is None or decided.decision != "deny"):
-            rewritten = prepare(
-                self.policy,
-                call.raw_tool,
-                updated,
-                context,
-                self.mode,
-                home=self._home,
-                max_args=self.max_args_chars,
-            )
+            rewritten = self._prepare(call.raw_tool, updated, context, self.mode)
             recheck = self._rules(rewritten)
             if self.explain:
                 trace.append("rules re-checked on the rewritten input")
@@ -273,10 +335,12 @@ class Engine:
             return None
         payload = {
             "session_id": self.session_id,
-            "cwd": call.ctx.cwd,
+            "cwd": call.cwd,
             "hook_event_name": event,
             "tool_name": call.raw_tool,
-            "tool_use_id": str(call.context.get("tool_use_id") or f"toolu_{uuid.uuid4().hex[:16]}"),
+            "tool_use_id": str(
+                (call._context_in or {}).get("tool_use_id") or f"toolu_{uuid.uuid4().hex[:16]}"
+            ),
             "tool_input": dict(call.raw_args) if isinstance(call.raw_args, dict) else {},
         }
         result = yield HookRequest(event, payload, call.raw_tool)
@@ -284,18 +348,24 @@ class Engine:
         return result
 
     # -- rules ----------------------------------------------------------------------------------
-    def _rules(self, call: PreparedCall) -> RuleVerdict:
-        evaluate = reference_rules if self.reference else indexed_rules
-        verdict = evaluate(self.policy, call, self._when_eval(call))
+    def _rules(self, call: PreparedCall, *, collect: bool = False) -> RuleVerdict:
+        when_eval = self._when_eval(call)
+        if self.reference:
+            verdict = reference_rules(self.policy, call, when_eval)
+        else:
+            verdict = indexed_rules(self.policy, call, when_eval, collect=collect or self.explain)
         return _check_writes(self, call, verdict)
 
     def _when_eval(self, call: PreparedCall):  # type: ignore[no-untyped-def]
-        fns = self.policy.lazy("when", lambda: _build_when(self.policy))
-        env = when_env(call)
+        policy = self.policy
+        env: dict[str, Any] = {}
 
         def run(rule: CompiledRule) -> tuple[bool | None, str | None]:
             from .cel import evaluate_when
 
+            if not env:
+                env.update(when_env(call))
+            fns = policy.lazy("when", lambda: _build_when(policy))
             return evaluate_when(fns[rule.index], env)
 
         return run
@@ -306,6 +376,14 @@ class Engine:
         if rule is None:  # a unit decided by its side effects (a redirection's write), not a rule
             reason = "; ".join(verdict.diagnostics) or f"{verdict.decision} by the rules"
             return Decision(verdict.decision, reason, "rule")
+        if verdict.decision == rule.decision:
+            cached = self._decisions.get(rule.index)
+            if cached is None:
+                reason = rule.reason or _rule_reason(rule.decision, rule)
+                cached = self._decisions[rule.index] = Decision(
+                    rule.decision, reason, "rule", rule.id, rule.location
+                )
+            return cached
         reason = rule.reason or _rule_reason(verdict.decision, rule)
         return Decision(verdict.decision, reason, "rule", rule.id, rule.location)
 
@@ -422,6 +500,13 @@ class Engine:
             "decision_record": record,
         }
         return HookRequest("on_tool_approval_decision", payload, str(tool))
+
+
+def _process_cwd() -> str:
+    try:
+        return os.getcwd()
+    except OSError:  # the directory was removed: relative paths then resolve at `/`
+        return "/"
 
 
 def _open_log(target: Any) -> Any:
@@ -546,6 +631,15 @@ def _write_decision(engine: Engine, call: PreparedCall, target: str) -> RuleVerd
     spec = policy.tool_spec(policy.canonical_tool(tool))
     if spec.arg is None:
         return RuleVerdict(None)
-    sub = prepare(policy, tool, {spec.arg: target}, call.context | {"cwd": call.ctx.cwd}, call.mode)
-    evaluate = reference_rules if engine.reference else indexed_rules
-    return evaluate(policy, sub, engine._when_eval(sub))
+    sub = prepare(
+        policy,
+        tool,
+        {spec.arg: target},
+        call.context | {"cwd": call.cwd},
+        call.mode,
+        home=call.home,
+        cwd=call.cwd,
+    )
+    if engine.reference:
+        return reference_rules(policy, sub, engine._when_eval(sub))
+    return indexed_rules(policy, sub, engine._when_eval(sub))

@@ -1,23 +1,19 @@
-"""The indexed evaluator: the decision tree that decide() walks (never a scan of all rules).
+"""The indexed evaluator: decides a prepared call by its tool's plan (see `plan.py`).
 
-Level 1 — the tool: rules are indexed by exact tool name in a dict, and every tool glob of the
-policy is compiled into one RE2 set; the two give a tool's candidate rules, and the result is
-memoised per tool name as a `ToolPlan`.
-Level 2 — the arguments: inside a plan, all conditions on one argument are compiled into one RE2
-set per side (allow patterns, deny/ask patterns), so each text of a view is matched against every
-pattern of the tool at once, in time linear in the text. A rule matches a unit when all its
-conditions are satisfied; the rest (`when`, priorities, units) is `rules.py`, shared with the
-reference interpreter.
+For each argument the plan has conditions on, one `PatternSet` call returns the ids of the
+patterns that hit; each id names a condition of a rule. A rule matches a unit when the hits
+complete it (as many as it has conditions); the candidates are those rules plus the plan's
+unconditional rules, and nothing walks the plan's rule list. The rest (`when`, priorities, how
+units combine) is `rules.py`, shared with the reference interpreter.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
-import re2
-
-from .compiled import CompiledPolicy, CompiledRule
+from .kinds import ArgView
+from .pattern_set import PatternSet, joined
+from .plan import Entry, ToolPlan
 from .rules import (
     PreparedCall,
     RuleVerdict,
@@ -25,175 +21,183 @@ from .rules import (
     allowable,
     combine,
     filter_when,
-    mode_applies,
     pick,
-    primary_keys,
 )
+from .views import plain_view
 
-MAX_PLANS = 4096
-_PRIMARY = "\x00primary"
-
-
-class _PatternSet:
-    """An RE2 full-match set; `ids[i]` says which (rule position, condition, exact) pattern i is."""
-
-    __slots__ = ("ids", "set")
-
-    def __init__(self, entries: Sequence[tuple[str, tuple[int, int, bool]]]) -> None:
-        self.ids: list[tuple[int, int, bool]] = []
-        self.set = re2.Set.FullMatchSet() if entries else None
-        for regex, ident in entries:
-            self.set.Add(regex)
-            self.ids.append(ident)
-        if self.set is not None:
-            self.set.Compile()
-
-    def match(self, text: str) -> list[tuple[int, int, bool]]:
-        if self.set is None:
-            return []
-        hits = self.set.Match(text)
-        return [self.ids[i] for i in hits] if hits else []
+_OVERSIZE = "arguments over the size cap: no allow rule can match"
 
 
-@dataclass
-class _Group:
-    allow: _PatternSet
-    restrict: _PatternSet
-
-
-@dataclass
-class ToolPlan:
-    """The candidate rules of one tool name and their argument pattern sets."""
-
-    rules: list[CompiledRule]
-    groups: dict[str, _Group] = field(default_factory=dict)
-
-
-@dataclass
-class Index:
-    exact: dict[str, list[int]]
-    glob_set: _PatternSet
-    plans: dict[str, ToolPlan] = field(default_factory=dict)
-
-
-def build_index(policy: CompiledPolicy) -> Index:
-    exact: dict[str, list[int]] = {}
-    globs: list[tuple[str, tuple[int, int, bool]]] = []
-    for pos, rule in enumerate(policy.rules):
-        for name in rule.tools:
-            exact.setdefault(name, []).append(pos)
-        globs.extend((g, (pos, 0, False)) for g in rule.tool_globs)
-    return Index(exact, _PatternSet(globs))
-
-
-def plan_for(policy: CompiledPolicy, tool: str) -> ToolPlan:
-    index: Index = policy.lazy("index", lambda: build_index(policy))
-    plan = index.plans.get(tool)
-    if plan is None:
-        plan = _build_plan(policy, index, tool)
-        if len(index.plans) >= MAX_PLANS:
-            index.plans.clear()
-        index.plans[tool] = plan
-    return plan
-
-
-def _build_plan(policy: CompiledPolicy, index: Index, tool: str) -> ToolPlan:
-    positions = set(index.exact.get(tool, ()))
-    positions.update(pos for pos, _, _ in index.glob_set.match(tool))
-    rules = [policy.rules[p] for p in sorted(positions)]
-    spec = policy.tool_spec(tool)
-    spec_arg, aliases = spec.arg, primary_keys(spec)
-    entries: dict[str, tuple[list, list]] = {}
-    for pos, rule in enumerate(rules):
-        for ci, cond in enumerate(rule.conds):
-            if cond.kind is not None and cond.kind != spec.kind:
-                continue  # compiled for another kind: this rule can never be complete here
-            key = cond.key if cond.key is not None else (spec_arg or _PRIMARY)
-            key = spec_arg if key in aliases else key
-            allow, restrict = entries.setdefault(key, ([], []))
-            (allow if rule.decision == "allow" else restrict).append((cond.regex, (pos, ci, cond.exact)))
-    groups = {key: _Group(_PatternSet(a), _PatternSet(r)) for key, (a, r) in entries.items()}
-    return ToolPlan(rules, groups)
-
-
-def indexed_rules(policy: CompiledPolicy, call: PreparedCall, when_eval: WhenEval) -> RuleVerdict:
-    plan = plan_for(policy, call.tool)
-    verdict = RuleVerdict(None)
-    rules = plan.rules
-    if not rules:
-        return combine([(None, None)] * call.unit_count, verdict)
-    if call.oversize:
-        verdict.diagnostics.append("arguments over the size cap: no allow rule can match")
+def indexed_rules(
+    policy: object, call: PreparedCall, when_eval: WhenEval, *, collect: bool = False
+) -> RuleVerdict:
+    """What the rules say about `call`; `collect` also lists every matched rule (`--explain`)."""
+    plan = call.plan
     n = call.unit_count
-    common: dict[int, set[int]] = {}
-    per_unit: list[dict[int, set[int]]] = [{} for _ in range(n)]
-    whole: dict[int, set[int]] = {}
-    for key, group in plan.groups.items():
-        if key == call.spec_arg and call.primary is not None:
-            _match_primary(call, group, per_unit, whole)
-        elif key == _PRIMARY:
-            _match_texts(group.restrict, _any_texts(call), common)
-        elif key != call.spec_arg:
-            view = call.plain(key)
-            if view is not None:
-                unit = view.units[0]
-                if not call.oversize:
-                    _match_texts(group.allow, unit.allow_texts, common)
-                _match_texts(group.restrict, unit.deny_texts, common)
-    whole_rules = [rules[p] for p, cs in whole.items() if _complete(rules[p], cs, common.get(p))]
+    if not plan.rules:
+        return RuleVerdict(None, units=[(None, None)] * n)
+    verdict = RuleVerdict(None)
+    if call.oversize:
+        verdict.diagnostics.append(_OVERSIZE)
+    if not plan.conditional and not plan.has_when and not collect:
+        return _static(plan, call, verdict, n)
+    common = _common_hits(plan, call)
+    unit_hits, whole = _primary_hits(plan, call)
+    view = call.primary
     cache: dict[int, tuple[bool | None, str | None]] = {}
     results = []
     for u in range(n):
-        ok_allow = allowable(call, u)
-        matched = [
-            r
-            for p, r in enumerate(rules)
-            if (ok_allow or r.decision != "allow")
-            and _complete(r, per_unit[u].get(p), common.get(p))
-            and mode_applies(r, call.mode)
-        ]
-        merged = sorted(
-            {r.index: r for r in matched + whole_rules if mode_applies(r, call.mode)}.values(),
-            key=lambda r: r.index,
-        )
-        verdict.matched.extend(r for r in merged if r not in verdict.matched)
-        results.append(pick(filter_when(merged, when_eval, verdict, cache)))
+        allow_ok = allowable(call, u)
+        exec_capable = view is not None and view.units[u].exec_capable
+        matched = _matched(plan, unit_hits[u], whole, common, allow_ok, exec_capable)
+        if not matched and not plan.has_when and not collect:
+            best = plan.static_pick[allow_ok]
+            results.append((None, None) if best is None else (plan.rules[best].decision, plan.rules[best]))
+            continue
+        rules = sorted((plan.rules[p] for p in matched), key=lambda r: r.index)
+        if collect:
+            verdict.matched.extend(r for r in rules if r not in verdict.matched)
+        if plan.has_when:
+            results.append(pick(filter_when(rules, when_eval, verdict, cache)))
+        elif not matched:
+            results.append((None, None))
+        else:
+            best = max(matched, key=plan.ranks.__getitem__)
+            results.append((plan.rules[best].decision, plan.rules[best]))
     return combine(results, verdict)
 
 
-def _complete(rule: CompiledRule, a: set[int] | None, b: set[int] | None) -> bool:
-    need = len(rule.conds)
-    if need == 0:
-        return True
-    got = (len(a) if a else 0) + (len(b) if b else 0)
-    return got >= need and len((a or set()) | (b or set())) == need
+def _static(plan: ToolPlan, call: PreparedCall, verdict: RuleVerdict, n: int) -> RuleVerdict:
+    """A plan with no conditions and no `when`: each unit gets the precomputed best rule."""
+    results = []
+    for u in range(n):
+        best = plan.static_pick[allowable(call, u)]
+        results.append((None, None) if best is None else (plan.rules[best].decision, plan.rules[best]))
+    return combine(results, verdict)
 
 
-def _match_primary(
-    call: PreparedCall, group: _Group, per_unit: list[dict[int, set[int]]], whole: dict[int, set[int]]
-) -> None:
+def _matched(
+    plan: ToolPlan,
+    hits: Sequence[int],
+    whole: Sequence[int],
+    common: dict[int, int],
+    allow_ok: bool,
+    exec_capable: bool,
+) -> list[int]:
+    """Plan positions of the rules that match one unit."""
+    out = list(plan.static if allow_ok else plan.static_restrict)
+    need = plan.need
+    if hits:
+        entries = plan.primary_entries
+        counts: dict[int, int] = {}
+        for h in hits:
+            e = entries[h]
+            if e.allow and (not allow_ok or (exec_capable and not e.exact)):
+                continue
+            counts[e.rule] = counts.get(e.rule, 0) + 1
+        out.extend(p for p, c in counts.items() if c + common.get(p, 0) == need[p])
+    if whole:  # the deny/ask texts of the whole value (several units)
+        entries = plan.primary_entries
+        wcounts: dict[int, int] = {}
+        for h in whole:
+            e = entries[h]
+            if not e.allow:
+                wcounts[e.rule] = wcounts.get(e.rule, 0) + 1
+        out.extend(p for p, c in wcounts.items() if c + common.get(p, 0) == need[p])
+    if common:  # rules whose every condition is on other arguments
+        rules = plan.rules
+        out.extend(
+            p for p, c in common.items() if c == need[p] and (allow_ok or rules[p].decision != "allow")
+        )
+    return list(dict.fromkeys(out)) if whole or common else out
+
+
+def _primary_hits(plan: ToolPlan, call: PreparedCall) -> tuple[list[Sequence[int]], Sequence[int]]:
+    """Pattern ids hit per unit of the primary view, and by the whole value's deny texts."""
     view = call.primary
-    assert view is not None  # INVARIANT: checked by the caller
-    for u, unit in enumerate(view.units):
-        sat = per_unit[u]
-        for text in () if call.oversize else unit.allow_texts:
-            for pos, ci, exact in group.allow.match(text):
-                if exact or not unit.exec_capable:
-                    sat.setdefault(pos, set()).add(ci)
-        _match_texts(group.restrict, unit.deny_texts, sat)
-    _match_texts(group.restrict, view.whole, whole)
+    pset = plan.primary
+    n = call.unit_count
+    if view is None or pset is None:
+        return [()] * n, ()
+    texts = _unit_texts(view, oversize=call.oversize)
+    hits: list[Sequence[int]] = []
+    single = len(view.units) == 1
+    for unit, text in zip(view.units, texts):
+        allow = () if call.oversize else unit.allow_texts
+        deny = unit.deny_texts + view.whole if single else unit.deny_texts
+        hits.append(pset.match(allow, deny, text))
+    whole: Sequence[int] = ()
+    if not single and view.whole:
+        whole = pset.match((), view.whole, _whole_text(view))
+    return hits, whole
 
 
-def _match_texts(pset: _PatternSet, texts: Sequence[str], sat: dict[int, set[int]]) -> None:
-    for text in texts:
-        for pos, ci, _ in pset.match(text):
-            sat.setdefault(pos, set()).add(ci)
+def _unit_texts(view: ArgView, *, oversize: bool) -> list[bytes | None]:
+    """Each unit's texts joined for `PatternSet.match`, memoised on the (memoised) view."""
+    key = "oversize" if oversize else "joined"
+    memo = view.memo.get(key)
+    if memo is None:
+        single = len(view.units) == 1
+        memo = [
+            joined((), u.deny_texts + view.whole if single else u.deny_texts)
+            if oversize
+            else joined(u.allow_texts, u.deny_texts + view.whole if single else u.deny_texts)
+            for u in view.units
+        ]
+        view.memo[key] = memo
+    return memo  # type: ignore[no-any-return]
 
 
-def _any_texts(call: PreparedCall) -> list[str]:
-    texts: list[str] = []
-    for key in call.args or ():
-        view = call.plain(key)
-        if view is not None:
-            texts.extend(view.units[0].deny_texts)
-    return texts
+def _whole_text(view: ArgView) -> bytes | None:
+    memo = view.memo.get("whole")
+    if memo is None:
+        memo = view.memo["whole"] = joined((), view.whole)
+    return memo  # type: ignore[no-any-return]
+
+
+def _common_hits(plan: ToolPlan, call: PreparedCall) -> dict[int, int]:
+    """Conditions satisfied by arguments other than the primary one: rule position -> count.
+
+    Those arguments are never aliases (profiles alias only primary arguments), so they are read
+    from the arguments as sent.
+    """
+    counts: dict[int, int] = {}
+    args = call.raw_args
+    if type(args) is not dict or (not plan.keys and plan.any_key is None):
+        return counts
+    if not all(type(k) is str for k in args):
+        args = call.args or {}  # keys as text (SPEC 2.3: `{1: x}` has the key "1")
+    for key, (pset, entries) in plan.keys.items():
+        value = args.get(key)
+        view = plain_view(value) if value is not None else None
+        if view is None:
+            continue
+        unit = view.units[0]
+        if call.oversize:
+            hits = pset.match((), unit.deny_texts)
+        else:
+            text = view.memo.get("plain")
+            if text is None:
+                text = view.memo["plain"] = joined(unit.allow_texts, unit.deny_texts)
+            hits = pset.match(unit.allow_texts, unit.deny_texts, text)  # type: ignore[arg-type]
+        for h in hits:
+            p = entries[h].rule
+            counts[p] = counts.get(p, 0) + 1
+    if plan.any_key is not None:
+        pset, entries = plan.any_key
+        texts: list[str] = []
+        for key in call.args or ():
+            view = call.plain(key)
+            if view is not None:
+                texts.extend(view.units[0].deny_texts)
+        _count(pset.match((), texts), entries, counts)
+    return counts
+
+
+def _count(hits: Sequence[int], entries: Sequence[Entry], counts: dict[int, int]) -> None:
+    for h in hits:
+        p = entries[h].rule
+        counts[p] = counts.get(p, 0) + 1
+
+
+__all__ = ["PatternSet", "indexed_rules"]

@@ -14,35 +14,89 @@ How the matching rules are *found* is the evaluator's business: `evaluate.py` us
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
-from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule, Cond
+from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule, Cond, ToolSpec
 from .kinds import ArgView, CallContext, Unit
-from .views import clean, kind_view, plain_view
+from .plan import ToolPlan, plan_for
+from .views import kind_view, plain_view
 
 MAX_WRITE_CHECKS = 16
 DEFAULT_MAX_ARGS = 1 << 20  # characters, all arguments together
 
 
-@dataclass
 class PreparedCall:
-    tool: str  # canonical name (aliases applied, case-folded if the policy is insensitive)
-    raw_tool: str
-    args: dict[str, Any] | None
-    spec_arg: str | None
-    kind: str
-    ctx: CallContext
-    context: dict[str, Any]
-    primary: ArgView | None
-    mode: str
-    oversize: bool = False  # arguments over the size cap: no allow pattern can match
-    raw_args: Any = None  # the arguments as the agent sent them (hooks see these, not the aliases)
-    primary_keys: frozenset[str] = frozenset()  # the primary argument's name and its aliases
-    _plain: dict[str, ArgView | None] = field(default_factory=dict)
+    """A call made ready for the rules: canonical tool, its spec, the primary argument's view.
+
+    Built once per decision, so only what every decision needs is computed here; the
+    normalised arguments (aliases filled in), the context dict and other arguments' views are
+    computed on first use.
+    """
+
+    __slots__ = (
+        "_args",
+        "_context_in",
+        "_plain",
+        "cwd",
+        "home",
+        "kind",
+        "mode",
+        "oversize",
+        "plan",
+        "policy_dir",
+        "primary",
+        "primary_keys",
+        "raw_args",
+        "raw_tool",
+        "spec",
+        "spec_arg",
+        "tool",
+    )
+
+    def __init__(
+        self,
+        plan: ToolPlan,
+        raw_args: Any,
+        mode: str,
+        *,
+        cwd: str,
+        home: str,
+        policy_dir: str,
+        context: Mapping[str, Any] | None,
+        oversize: bool,
+    ) -> None:
+        self.plan = plan  # the tool's plan in this mode: its rules and pattern sets (see plan.py)
+        self.tool = plan.tool  # canonical name (aliases applied, case-folded if the policy is insensitive)
+        self.raw_tool = plan.raw
+        self.spec = spec = plan.spec
+        self.spec_arg = spec.arg
+        self.kind = spec.kind
+        self.raw_args = raw_args  # the arguments as the agent sent them (hooks see these)
+        self.mode = mode
+        self.cwd, self.home, self.policy_dir = cwd, home, policy_dir
+        self.oversize = oversize  # arguments over the size cap: no allow pattern can match
+        self.primary_keys = plan.primary_keys  # the primary argument's name and its aliases
+        self.primary: ArgView | None = None
+        self._context_in = context
+        self._args: Any = _UNSET
+        self._plain: dict[str, ArgView | None] | None = None
+
+    @property
+    def args(self) -> dict[str, Any] | None:
+        """The arguments with aliases filled in both ways; None when they are not an object."""
+        if self._args is _UNSET:
+            self._args = _normalise_args(self.raw_args, self.spec.aliases)
+        return self._args  # type: ignore[no-any-return]
+
+    @property
+    def context(self) -> dict[str, Any]:
+        return dict(self._context_in or {})
+
+    @property
+    def ctx(self) -> CallContext:
+        return CallContext(cwd=self.cwd, home=self.home, policy_dir=self.policy_dir, extra=self.context)
 
     @property
     def unit_count(self) -> int:
@@ -52,22 +106,43 @@ class PreparedCall:
         return self.primary.units[i] if self.primary is not None else None
 
     def plain(self, key: str) -> ArgView | None:
+        """The plain view of another argument (aliases applied), memoised for this call."""
+        if self._plain is None:
+            self._plain = {}
         if key not in self._plain:
-            value = self.args.get(key) if self.args is not None else None
+            args = self.args
+            value = args.get(key) if args is not None else None
             self._plain[key] = plain_view(value) if value is not None else None
         return self._plain[key]
 
 
-@dataclass
+_UNSET = object()
+
+
 class RuleVerdict:
     """What the rules say about a call; `decision` None means no rule decided."""
 
-    decision: str | None
-    rule: CompiledRule | None = None
-    matched: list[CompiledRule] = field(default_factory=list)
-    diagnostics: list[str] = field(default_factory=list)
-    units: list[tuple[str | None, CompiledRule | None]] = field(default_factory=list)
-    floor: CompiledRule | None = None  # a deny/ask rule whose `when` failed: the decision is at least ask
+    __slots__ = ("decision", "diagnostics", "floor", "matched", "rule", "units")
+
+    def __init__(
+        self,
+        decision: str | None,
+        rule: CompiledRule | None = None,
+        matched: list[CompiledRule] | None = None,
+        diagnostics: list[str] | None = None,
+        units: list[tuple[str | None, CompiledRule | None]] | None = None,
+        floor: CompiledRule | None = None,
+    ) -> None:
+        self.decision = decision
+        self.rule = rule
+        self.matched: list[CompiledRule] = [] if matched is None else matched
+        self.diagnostics: list[str] = [] if diagnostics is None else diagnostics
+        self.units: list[tuple[str | None, CompiledRule | None]] = [] if units is None else units
+        # a deny/ask rule whose `when` failed: the decision is at least ask
+        self.floor = floor
+
+    def __repr__(self) -> str:
+        return f"RuleVerdict({self.decision!r}, rule={getattr(self.rule, 'id', None)!r}, units={len(self.units)})"
 
 
 def make_context(
@@ -102,6 +177,18 @@ def args_size_over(value: Any, cap: int) -> bool:
     return False
 
 
+def args_size_within(args: Any, cap: int) -> bool:
+    """The common case of `args_size_over` without its loop: a flat object of short strings."""
+    if type(args) is not dict or len(args) > 64:
+        return False
+    total = 0
+    for k, v in args.items():
+        if type(v) is not str or type(k) is not str:
+            return False
+        total += len(k) + len(v)
+    return total <= cap
+
+
 def prepare(
     policy: CompiledPolicy,
     tool: Any,
@@ -110,55 +197,62 @@ def prepare(
     mode: str,
     *,
     home: str | None = None,
+    cwd: str | None = None,
     max_args: int = DEFAULT_MAX_ARGS,
 ) -> PreparedCall:
-    raw = clean(tool) if isinstance(tool, str) else str(tool)
-    canonical = policy.canonical_tool(raw)
-    spec = policy.tool_spec(canonical)
-    norm = _normalise_args(args, spec.aliases)
-    ctx = make_context(policy, context, home)
-    primary = _primary_view(spec, args, norm, ctx)
-    oversize = norm is not None and args_size_over(norm, max_args)
-    call = PreparedCall(
-        canonical,
-        raw,
-        norm,
-        spec.arg,
-        spec.kind,
-        ctx,
-        dict(ctx.extra),
-        primary,
-        mode,
-        oversize,
-        raw_args=args,
+    """Canonical tool, spec and primary view of one call.
+
+    `cwd` and `home` are the defaults for a context that does not name them (the Engine passes
+    the directory it was created in and the user's home, so no call pays for looking them up).
+    """
+    plan = plan_for(policy, tool if isinstance(tool, str) else str(tool), mode)
+    spec = plan.spec
+    if context:
+        given = context.get("cwd")
+        if isinstance(given, str) and given:
+            cwd = given
+        given = context.get("home")
+        if isinstance(given, str) and given:
+            home = given
+    if cwd is None:
+        cwd = os.getcwd()
+    if home is None:
+        home = os.path.expanduser("~")
+    oversize = (
+        isinstance(args, dict) and not args_size_within(args, max_args) and args_size_over(args, max_args)
     )
-    call.primary_keys = primary_keys(spec)
+    call = PreparedCall(
+        plan,
+        args,
+        mode,
+        cwd=cwd,
+        home=home,
+        policy_dir=policy.base_dir,
+        context=context,
+        oversize=oversize,
+    )
+    if isinstance(args, dict) and spec.arg is not None:
+        call.primary = _primary_view(spec, args, call)
     return call
 
 
-@functools.lru_cache(maxsize=1024)
-def primary_keys(spec: Any) -> frozenset[str]:
-    """The primary argument's name and every alias of it (`cmd` and `command`)."""
-    if spec.arg is None:
-        return frozenset()
-    keys = {spec.arg}
-    keys.update(a for a, c in spec.aliases if c == spec.arg)
-    keys.update(c for a, c in spec.aliases if a == spec.arg)
-    return frozenset(keys)
-
-
-def _primary_view(spec: Any, args: Any, norm: dict[str, Any] | None, ctx: CallContext) -> ArgView | None:
+def _primary_view(spec: ToolSpec, args: dict[str, Any], call: PreparedCall) -> ArgView | None:
     """The primary argument through its kind. A call that sends it under two spellings with
     different values (`cmd` and `command`) is seen as both: an allow must cover both, a deny
     fires on either (the agent may run either one)."""
-    if norm is None or spec.arg is None or norm.get(spec.arg) is None:
+    keys = call.primary_keys
+    values: list[Any] = []
+    value = args.get(spec.arg) if spec.arg is not None else None
+    if value is not None:
+        values.append(value)
+    if len(keys) > 1 or value is None:
+        for key in sorted(keys):
+            other = args.get(key)
+            if other is not None and all(other != v for v in values):
+                values.append(other)
+    if not values:
         return None
-    values = [norm[spec.arg]]
-    if isinstance(args, dict):
-        for key in sorted(primary_keys(spec)):
-            if args.get(key) is not None and all(args[key] != v for v in values):
-                values.append(args[key])
-    views = [v for v in (kind_view(spec.kind, value, ctx) for value in values) if v is not None]
+    views = [v for v in (kind_view(spec.kind, value, call) for value in values) if v is not None]
     if not views:
         return None
     view = (
@@ -289,6 +383,9 @@ def pick(matches: list[tuple[CompiledRule, str]]) -> tuple[str | None, CompiledR
 def combine(unit_results: list[tuple[str | None, CompiledRule | None]], verdict: RuleVerdict) -> RuleVerdict:
     """Combine per-unit decisions: any deny, else any ask, else allow only if every unit allows."""
     verdict.units = list(unit_results)
+    if len(unit_results) == 1:
+        verdict.decision, verdict.rule = unit_results[0]
+        return verdict
     for wanted in ("deny", "ask"):
         if any(d == wanted for d, _ in unit_results):
             hits = [r for d, r in unit_results if d == wanted and r is not None]

@@ -11,6 +11,7 @@ iterative encoder, and integers beyond Python's digit limit are converted in chu
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -19,7 +20,7 @@ import unicodedata
 from json.encoder import py_encode_basestring
 from typing import Any
 
-from .kinds import ArgView, CallContext, Rendered, Unit, simple_view
+from .kinds import ArgView, Rendered, Unit, path, shell, simple_view, url
 
 MAX_VALUE_CHARS = 1 << 20  # a plain value larger than this is never allowed by a pattern
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -27,6 +28,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def clean(text: str) -> str:
     """Replace lone surrogates (invalid UTF-16 from JSON) with U+FFFD so RE2 can match around them."""
+    if text.isascii():
+        return text
     return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
@@ -119,28 +122,37 @@ def oversize_view(text: str) -> ArgView:
     )
 
 
-def kind_view(kind: str, value: Any, ctx: CallContext) -> ArgView | None:
-    """The view of a primary argument through its tool's kind; None when the value never matches."""
+def kind_view(kind: str, value: Any, ctx: Any) -> ArgView | None:
+    """The view of a primary argument through its tool's kind; None when the value never matches.
+
+    `ctx` has the call's `cwd`, `home` and `policy_dir` (a `CallContext` or a prepared call).
+    Shell and URL views of strings are memoised per text (they depend on nothing else); path
+    views memoise their lexical part and resolve symlinks on every call.
+    """
+    if type(value) is str:
+        value = clean(value)
+        if kind == "shell":
+            return shell.view(value)
+        if kind == "path":
+            return _with_nfc_variant(path.view(value, ctx), value, lambda t: path.view(t, ctx))
+        if kind == "url":
+            return _url_view(value)
+        return plain_view(value)
     text = shell_text(value) if kind == "shell" else to_text(value)
     if text is None:
         return None
     if kind == "shell":
-        from .kinds import shell
-
         return shell.view(text)
-    if kind == "path":
-        from .kinds import path
-
-        if not isinstance(value, str):  # a list or object is not a path: deny-only, never allowed
-            return path.view(Rendered(text), ctx)
-        return _with_nfc_variant(path.view(text, ctx), text, lambda t: path.view(t, ctx))
+    if kind == "path":  # a list or object is not a path: deny-only, never allowed
+        return path.view(Rendered(text), ctx)
     if kind == "url":
-        from .kinds import url
-
-        if not isinstance(value, str):
-            return url.view(Rendered(text))
-        return _with_nfc_variant(url.view(text), text, url.view)
+        return url.view(Rendered(text))
     return plain_view(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _url_view(text: str) -> ArgView:
+    return _with_nfc_variant(url.view(text), text, url.view)
 
 
 def _with_nfc_variant(view: ArgView, text: str, make: Any) -> ArgView:
@@ -153,9 +165,19 @@ def _with_nfc_variant(view: ArgView, text: str, make: Any) -> ArgView:
 
 
 def plain_view(value: Any) -> ArgView | None:
+    if type(value) is str:
+        return _plain_text_view(value)
     text = to_text(value)
     if text is None:
         return None
+    if len(text) > MAX_VALUE_CHARS:
+        return oversize_view(text)
+    return simple_view(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain_text_view(value: str) -> ArgView:
+    text = clean(value)
     if len(text) > MAX_VALUE_CHARS:
         return oversize_view(text)
     return simple_view(text)

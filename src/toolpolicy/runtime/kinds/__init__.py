@@ -61,6 +61,8 @@ class ArgView:
     units: tuple[Unit, ...]
     whole: tuple[str, ...] = ()  # deny/ask-only texts for the value as a whole
     diagnostics: tuple[str, ...] = ()
+    # what the evaluator derives from the view once (joined texts); views are memoised and shared
+    memo: dict[str, object] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

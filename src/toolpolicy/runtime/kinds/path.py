@@ -59,12 +59,15 @@ No cache: symlink resolution depends on the filesystem at decide time. The cost 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass
+from typing import Any
 
-from . import TAG_CWD, ArgView, CallContext, CompiledPattern, Rendered, Unit
+from . import TAG_CWD, ArgView, CompiledPattern, Rendered, Unit
 from .glob import ANY, STAR, GlobClass, GlobError, _esc_char, _esc_class, parse_glob
 
 MAX_PATH = 4096  # longer values are never allowed and never resolved on the filesystem
@@ -336,25 +339,112 @@ def relative(path: str, base: str) -> str | None:
 @dataclass(frozen=True, slots=True)
 class _Ctx:
     cwd: str
-    real_cwd: str
     home: str
 
 
-def view(value: object, ctx: CallContext, *, resolve_symlinks: bool = True) -> ArgView:
-    """The path view: one unit per distinct reading (lexical, symlink target, Windows form)."""
+@dataclass(frozen=True, slots=True)
+class _Lexical:
+    """What a path view is before the filesystem is consulted (memoised per text, cwd and home)."""
+
+    units: tuple[Unit, ...]  # one per reading (POSIX, Windows), the raw deny texts on the first
+    joined: tuple[str, ...]  # each reading joined with the cwd, unnormalised (what the kernel resolves)
+    lexical: tuple[str, ...]  # each reading normalised
+    allow: bool
+    problems: tuple[str, ...]
+    cwd: str
+
+
+def view(value: object, ctx: Any, *, resolve_symlinks: bool = True) -> ArgView:
+    """The path view: one unit per distinct reading (lexical, symlink target, Windows form).
+
+    `ctx` has the call's `cwd` and `home`. The lexical part is memoised; symlinks are resolved on
+    every call (the filesystem may have changed), and the resolved cwd only when a target differs.
+    """
     if value is None:
         return ArgView(units=(Unit(allow_texts=(), deny_texts=()),), diagnostics=("path is null",))
     text, trusted = _as_text(value)
-    c = _context(ctx, resolve_symlinks and len(text) <= MAX_PATH)
-    problems = _problems(text, trusted, c.home)
-    readings = _readings(text, c)
+    lex = _lexical(text, trusted, ctx.cwd, ctx.home or "")
     resolve = resolve_symlinks and len(text) <= MAX_PATH and "\x00" not in text
     units: list[Unit] = []
-    for reading in readings:
-        for path in _resolved(reading, c, resolve):
-            units.append(_unit(path, c, allow=not problems and path is not None))
+    targets = False
+    for unit, joined, lexical in zip(lex.units, lex.joined, lex.lexical):
+        units.append(unit)
+        if not resolve:
+            continue
+        real = realpath(joined)
+        if real != lexical:
+            targets = True
+            units.append(_unit(real, (lex.cwd, _real_cwd(lex.cwd)), allow=lex.allow and real is not None))
+    if not targets:
+        return _plain_view(lex)
+    return ArgView(units=_dedupe(units), diagnostics=lex.problems)
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain_view(lex: _Lexical) -> ArgView:
+    return ArgView(units=_dedupe(list(lex.units)), diagnostics=lex.problems)
+
+
+@functools.lru_cache(maxsize=4096)
+def _lexical(text: str, trusted: bool, cwd: str, home: str) -> _Lexical:
+    c = _context(cwd, home)
+    problems = _problems(text, trusted, c.home)
+    allow = not problems
+    units: list[Unit] = []
+    joined: list[str] = []
+    lexical: list[str] = []
+    for reading in _readings(text, c):
+        path = normalise(reading, c.cwd)
+        units.append(_unit(path, (c.cwd,), allow=allow))
+        joined.append(reading if reading.startswith("/") else c.cwd + "/" + reading)
+        lexical.append(path)
     units[0] = _with_raw(units[0], text, c)
-    return ArgView(units=_dedupe(units), diagnostics=tuple(problems))
+    return _Lexical(tuple(units), tuple(joined), tuple(lexical), allow, tuple(problems), c.cwd)
+
+
+def realpath(path: str, max_links: int = 40) -> str | None:
+    """`os.path.realpath(path)` (non-strict), normalised; stops at the first missing component.
+
+    Python's `realpath` keeps calling `lstat` on every component after one that does not exist;
+    nothing below a missing directory can be a symlink, so the rest is lexical. None when the
+    path cannot be resolved (a symlink loop).
+    """
+    try:
+        parts = path.split("/")
+        done = ""  # the resolved prefix, "" for the root
+        links = 0
+        i = 0
+        while i < len(parts):
+            name = parts[i]
+            i += 1
+            if name in ("", "."):
+                continue
+            if name == "..":
+                done = done.rpartition("/")[0]
+                continue
+            candidate = done + "/" + name
+            try:
+                mode = os.lstat(candidate).st_mode
+            except (OSError, ValueError):
+                return normalise("/".join([candidate, *parts[i:]]), "/")
+            if not stat.S_ISLNK(mode):
+                done = candidate
+                continue
+            links += 1
+            if links > max_links:
+                return None
+            target = os.readlink(candidate)
+            if target.startswith("/"):
+                done = ""
+            parts = target.split("/") + parts[i:]
+            i = 0
+        return done or "/"
+    except (OSError, ValueError, RuntimeError):
+        return None
+
+
+def _real_cwd(cwd: str) -> str:
+    return realpath(cwd) or cwd
 
 
 def _as_text(value: object) -> tuple[str, bool]:
@@ -372,11 +462,9 @@ def _as_text(value: object) -> tuple[str, bool]:
         return str(value), False
 
 
-def _context(ctx: CallContext, resolve: bool) -> _Ctx:
-    cwd = normalise(ctx.cwd if ctx.cwd.startswith("/") else _process_cwd() + "/" + ctx.cwd, "/")
-    real_cwd = _realpath(cwd) if resolve else cwd
-    home = normalise(ctx.home, cwd) if ctx.home else ""
-    return _Ctx(cwd=cwd, real_cwd=real_cwd or cwd, home=home)
+def _context(cwd: str, home: str) -> _Ctx:
+    cwd = normalise(cwd if cwd.startswith("/") else _process_cwd() + "/" + cwd, "/")
+    return _Ctx(cwd=cwd, home=normalise(home, cwd) if home else "")
 
 
 def _problems(text: str, trusted: bool, home: str) -> list[str]:
@@ -425,29 +513,11 @@ def _windows_form(text: str) -> str | None:
     return text.replace("\\", "/")
 
 
-def _resolved(reading: str, c: _Ctx, resolve: bool) -> list[str | None]:
-    """The lexical path and, if different, the symlink target (None: resolution failed)."""
-    lexical = normalise(reading, c.cwd)
-    if not resolve:
-        return [lexical]
-    # Resolve the *unnormalised* path: the kernel follows `link` before applying `link/..`.
-    joined = reading if reading.startswith("/") else c.cwd + "/" + reading
-    real = _realpath(joined)
-    return [lexical] if real == lexical else [lexical, real]
-
-
-def _realpath(path: str) -> str | None:
-    try:
-        return normalise(os.path.realpath(path), "/")
-    except (OSError, ValueError, RuntimeError):
-        return None
-
-
-def _unit(path: str | None, c: _Ctx, *, allow: bool) -> Unit:
+def _unit(path: str | None, bases: tuple[str, ...], *, allow: bool) -> Unit:
     if path is None:  # unresolvable target: a unit that no allow can match
         return Unit(allow_texts=(), deny_texts=())
     texts = [path]
-    for base in dict.fromkeys((c.cwd, c.real_cwd)):
+    for base in dict.fromkeys(bases):
         rel = relative(path, base)
         if rel is not None:
             texts.append(TAG_CWD + rel)

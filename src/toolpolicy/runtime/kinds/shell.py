@@ -232,7 +232,7 @@ def _long_view(text: str) -> ArgView:
     return _opaque_view(_clean(text), f"longer than {MAX_COMMAND_CHARS} characters")
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=8192)  # a memo like `re`'s cache: views are immutable and shared
 def _view_text(raw: str) -> ArgView:
     text = _clean(raw)
     try:

@@ -1,0 +1,193 @@
+"""Per-tool decision plans: the index `evaluate.py` walks (never a scan of the rules).
+
+Level 1, the tool: every rule is indexed by its exact tool names in a dict, and all tool globs
+of the policy form one RE2 set; together they give a tool's candidate rules once, memoised per
+(tool name, mode) as a `ToolPlan` (bounded, like `re`'s cache).
+
+Level 2, the arguments: inside a plan, every condition on one argument is one pattern of one
+`PatternSet` (allow patterns and deny/ask patterns together), so all the texts of a value meet
+all the patterns of the tool in one RE2 call, linear in the text. Each pattern id maps to an
+`Entry` (which rule, which side, exact or not). Rules without conditions are the plan's
+`static` candidates; their best verdict is precomputed for the common case where nothing else
+matches and no `when` needs evaluating.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import re2
+
+from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule, ToolSpec
+from .pattern_set import ALLOW, DENY, PatternSet
+from .views import clean
+
+MAX_PLANS = 4096
+ANY_KEY = "\x00any"  # conditions with no key on a tool with no primary argument: any argument
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """What one pattern of a plan's `PatternSet` is: a condition of `rule` (plan-local position)."""
+
+    rule: int
+    allow: bool
+    exact: bool
+
+
+def rank(rule: CompiledRule) -> tuple[int, int, int]:
+    """Highest priority first, then the most restrictive, then the first in file order."""
+    return (rule.priority, DECISION_WEIGHT[rule.decision], -rule.index)
+
+
+@dataclass(slots=True)
+class ToolPlan:
+    """The candidate rules of one tool name (in one mode) and their argument pattern sets."""
+
+    raw: str  # the name as the agent sent it (lone surrogates replaced)
+    tool: str  # canonical name (aliases applied, case-folded in an insensitive policy)
+    spec: ToolSpec
+    primary_keys: frozenset[str]
+    rules: tuple[CompiledRule, ...]  # candidates, in file order
+    need: tuple[int, ...]  # conditions each rule needs satisfied
+    ranks: tuple[tuple[int, int, int], ...]
+    static: tuple[int, ...]  # rules with no conditions
+    static_restrict: tuple[int, ...] = ()  # those of them that are not allow rules
+    primary: PatternSet | None = None
+    primary_entries: tuple[Entry, ...] = ()
+    keys: dict[str, tuple[PatternSet, tuple[Entry, ...]]] = field(default_factory=dict)
+    any_key: tuple[PatternSet, tuple[Entry, ...]] | None = None
+    # the verdict when only the static rules match and none has `when`: per allowability
+    static_pick: tuple[int | None, int | None] = (None, None)
+    has_when: bool = False
+
+    @property
+    def conditional(self) -> bool:
+        return self.primary is not None or bool(self.keys) or self.any_key is not None
+
+
+@dataclass
+class Index:
+    exact: dict[str, list[int]]
+    globs: Any  # an RE2 full-match set over tool names, or None
+    glob_rules: list[int]
+    plans: dict[str, dict[str, ToolPlan]] = field(default_factory=dict)  # mode -> tool name as sent -> plan
+    by_canonical: dict[tuple[str, str], ToolPlan] = field(default_factory=dict)
+
+
+def build_index(policy: CompiledPolicy) -> Index:
+    exact: dict[str, list[int]] = {}
+    glob_rules: list[int] = []
+    globs = re2.Set.FullMatchSet()
+    for pos, rule in enumerate(policy.rules):
+        for name in rule.tools:
+            exact.setdefault(name, []).append(pos)
+        for g in rule.tool_globs:
+            globs.Add(g)
+            glob_rules.append(pos)
+    if glob_rules:
+        globs.Compile()
+    return Index(exact, globs if glob_rules else None, glob_rules)
+
+
+def plans(policy: CompiledPolicy, mode: str) -> dict[str, ToolPlan]:
+    """The memo of plans of one mode, keyed by the tool name as the agent sent it."""
+    index: Index = policy.lazy("index", lambda: build_index(policy))
+    memo = index.plans.get(mode)
+    if memo is None:
+        memo = index.plans.setdefault(mode, {})
+    return memo
+
+
+def plan_for(policy: CompiledPolicy, tool: str, mode: str) -> ToolPlan:
+    """The plan of a tool name (as sent, or canonical) in a mode, built on first use."""
+    memo = plans(policy, mode)
+    plan = memo.get(tool)
+    if plan is None:
+        index: Index = policy.lazy("index", lambda: build_index(policy))
+        raw = clean(tool)
+        canonical = policy.canonical_tool(raw)
+        plan = index.by_canonical.get((canonical, mode))
+        if plan is None:
+            plan = build_plan(policy, index, canonical, mode)
+            if len(index.by_canonical) >= MAX_PLANS:
+                index.by_canonical.clear()
+            index.by_canonical[(canonical, mode)] = plan
+        if raw != plan.raw:
+            plan = replace(plan, raw=raw)
+        if len(memo) >= MAX_PLANS:
+            memo.clear()
+        memo[tool] = plan
+    return plan
+
+
+def primary_keys(spec: ToolSpec) -> frozenset[str]:
+    """The primary argument's name and every alias of it (`cmd` and `command`)."""
+    if spec.arg is None:
+        return frozenset()
+    keys = {spec.arg}
+    keys.update(a for a, c in spec.aliases if c == spec.arg)
+    keys.update(c for a, c in spec.aliases if a == spec.arg)
+    return frozenset(keys)
+
+
+def build_plan(policy: CompiledPolicy, index: Index, tool: str, mode: str) -> ToolPlan:
+    positions = set(index.exact.get(tool, ()))
+    if index.globs is not None:
+        positions.update(index.glob_rules[i] for i in index.globs.Match(tool) or ())
+    spec = policy.tool_spec(tool)
+    pkeys = primary_keys(spec)
+    rules: list[CompiledRule] = []
+    for pos in sorted(positions):
+        rule = policy.rules[pos]
+        if rule.modes is not None and mode not in rule.modes:
+            continue
+        if any(c.kind is not None and c.kind != spec.kind for c in rule.conds):
+            continue  # a specifier compiled for another kind: it can never hold here
+        rules.append(rule)
+    groups: dict[str, list[tuple[str, str, Entry]]] = {}
+    for p, rule in enumerate(rules):
+        allow = rule.decision == "allow"
+        for cond in rule.conds:
+            if cond.key is None:
+                key = spec.arg if spec.arg is not None else ANY_KEY
+            else:
+                key = spec.arg if cond.key in pkeys else cond.key
+            if key == ANY_KEY and allow:
+                continue  # an allow on "any argument" never matches (it stays incomplete)
+            side = ALLOW if allow else DENY
+            groups.setdefault(key, []).append((side, cond.regex, Entry(p, allow, cond.exact)))
+    plan = ToolPlan(
+        raw=tool,
+        tool=tool,
+        spec=spec,
+        primary_keys=pkeys,
+        rules=tuple(rules),
+        need=tuple(len(r.conds) for r in rules),
+        ranks=tuple(rank(r) for r in rules),
+        static=tuple(p for p, r in enumerate(rules) if not r.conds),
+        has_when=any(r.when is not None for r in rules),
+    )
+    for key, entries in groups.items():
+        pset = PatternSet([(side, regex) for side, regex, _ in entries])
+        ents = tuple(e for _, _, e in entries)
+        if key == spec.arg:
+            plan.primary, plan.primary_entries = pset, ents
+        elif key == ANY_KEY:
+            plan.any_key = (pset, ents)
+        else:
+            plan.keys[key] = (pset, ents)
+    plan.static_restrict = tuple(p for p in plan.static if rules[p].decision != "allow")
+    plan.static_pick = (_best(plan, plan.static, allow_ok=False), _best(plan, plan.static, allow_ok=True))
+    return plan
+
+
+def _best(plan: ToolPlan, positions: tuple[int, ...], *, allow_ok: bool) -> int | None:
+    best: int | None = None
+    for p in positions:
+        if not allow_ok and plan.rules[p].decision == "allow":
+            continue
+        if best is None or plan.ranks[p] > plan.ranks[best]:
+            best = p
+    return best
