@@ -208,6 +208,7 @@ def _chunks(answer: dict[str, Any]) -> list[dict[str, Any]]:
 @dataclass
 class Outcome:
     ran: bool
+    created: list[str]
     hook_payload: dict[str, Any] | None
     tool_results: list[str]
     shell_tool: str | None
@@ -273,6 +274,7 @@ def run(
     payload = json.loads(capture.read_text()) if capture.exists() and capture.read_text().strip() else None
     outcome = Outcome(
         ran=(project / marker).exists(),
+        created=sorted(p.name for p in project.iterdir() if p.is_file()),
         hook_payload=payload,
         tool_results=model.tool_results,
         shell_tool=model.shell_tool,
