@@ -1,5 +1,7 @@
 """The real GitHub Copilot CLI against a fake model on 127.0.0.1, offline, to check a hook end to end.
 
+(`FakeModel` also serves the Cline CLI: tests/agents/cline_client.py.)
+
 GitHub Copilot CLI (npm `@github/copilot`, a native binary) has a bring-your-own-key mode:
 `COPILOT_PROVIDER_BASE_URL` points it at any OpenAI-compatible endpoint and `COPILOT_OFFLINE=true`
 turns off GitHub authentication, telemetry, update checks and every other network access
@@ -98,10 +100,14 @@ class FakeModel:
             self.tool_results = [_text(m.get("content")) for m in results]
             return {"content": "done"}
         tools = [t.get("function", {}).get("name") for t in body.get("tools") or [] if isinstance(t, dict)]
-        self.shell_tool = next((t for t in ("bash", "shell", "powershell") if t in tools), None)
+        self.shell_tool = next(
+            (t for t in ("bash", "shell", "powershell", "run_commands") if t in tools), None
+        )
         if self.shell_tool is None:
             return {"content": "no shell tool offered"}
-        args = {"command": self.command, "description": "Run the test command"}
+        args: dict[str, Any] = {"command": self.command, "description": "Run the test command"}
+        if self.shell_tool == "run_commands":  # Cline CLI 3
+            args = {"commands": [self.command]}
         return {"tool": self.shell_tool, "arguments": json.dumps(args)}
 
 

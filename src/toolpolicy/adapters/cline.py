@@ -1,6 +1,8 @@
 """`policy hook cline`: Cline's `PreToolUse` hook (an executable named `PreToolUse` in `.clinerules/hooks/`).
 
-Cline runs the hook with one JSON object on stdin (https://docs.cline.bot/features/hooks/hook-reference):
+Cline runs the hook with one JSON object on stdin (https://docs.cline.bot/features/hooks/hook-reference;
+the Cline CLI 3 sends `hookName: "tool_call"` and the real input in `tool_call.input` as well, and
+its shell tool is `run_commands` with a list of `commands`, decided one command per line):
 `{"clineVersion", "hookName": "PreToolUse", "timestamp", "taskId", "workspaceRoots", "userId",
 "preToolUse": {"toolName", "parameters"}}` and reads the last JSON object on stdout:
 `{"cancel": bool, "errorMessage"?, "contextModification"?}`. Tool names and parameters are
@@ -47,6 +49,8 @@ from ._common import (
 PROTOCOL = "cline"
 EVENT = "PreToolUse"
 EVENTS = (EVENT,)
+# Cline CLI 3 runs the same PreToolUse file with `hookName: "tool_call"` (seen with cline 3.0.65).
+EVENT_NAMES = frozenset({EVENT, "tool_call"})
 OTHER_HOOKS = frozenset(
     {"PostToolUse", "UserPromptSubmit", "TaskStart", "TaskResume", "TaskCancel", "TaskComplete", "PreCompact"}
 )
@@ -67,7 +71,7 @@ def handle(
                 "which it lets go on: check the hook file's name"
             )
             return AdapterResult(0, to_json({"cancel": False}), message + "\n")
-        if hook != EVENT:
+        if hook not in EVENT_NAMES:
             raise InputError(f"unknown Cline hook `{hook}`")
         call = read_call(data, opts)
         mode = None if opts.mode == "auto" else opts.mode
@@ -93,6 +97,12 @@ def read_call(data: Mapping[str, Any], opts: HookOptions) -> Call:
         args = {}
     if not isinstance(args, dict):
         raise InputError("`preToolUse.parameters` must be a JSON object")
+    call = data.get("tool_call")
+    if isinstance(call, dict) and call.get("name") == tool and isinstance(call.get("input"), dict):
+        args = dict(call["input"])  # Cline 3 also sends the real input (parameters are strings there)
+    commands = args.get("commands")
+    if tool == "run_commands" and isinstance(commands, list) and all(isinstance(c, str) for c in commands):
+        args = {**args, "command": "\n".join(commands)}  # each command is decided, one per line
     roots = data.get("workspaceRoots")
     if roots is not None and not (isinstance(roots, list) and all(isinstance(r, str) for r in roots)):
         raise InputError("`workspaceRoots` must be a list of strings")

@@ -127,6 +127,11 @@ _COPILOT_TOOLS: dict[str, dict[str, Any]] = {
 # Cline tools (PreToolUse `preToolUse.toolName`, string `parameters`); Roo Code shares them.
 _CLINE_TOOLS: dict[str, dict[str, Any]] = {
     "execute_command": _shell("command", args=("requires_approval", "timeout")),
+    # Cline CLI 3 (cline 3.0.65) tools; the hook adapter joins `commands` into `command`.
+    "run_commands": _shell("command", args=("commands",)),
+    "read_files": _generic("paths", args=("file_paths",)),
+    "apply_patch": _generic("input"),
+    "fetch_web_content": _generic("urls", args=("url",)),
     "read_file": _path("path", read_only=True),
     "write_to_file": _path("path", args=("content",)),
     "replace_in_file": _path("path", args=("diff",)),

@@ -117,7 +117,9 @@ def _flag_value(text: str, start: int) -> tuple[str | None, Span]:
 
 def _split(value: str) -> list[str]:
     """Comma-separated patterns; commas inside parentheses belong to the pattern."""
-    out, depth, cur = [], 0, []
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in value:
         if ch == "," and depth == 0:
             out.append("".join(cur))
