@@ -19,7 +19,12 @@ BAD = [
     ("cursor", '{"permissions": {"ask": ["Shell(x)"]}}', 1, "no `ask` list"),
     ("cursor", '{"mcpAllowlist": ["github"]}', 1, "is not `server:tool`"),
     ("cursor", '{"permissions": {"allow": ["Mcp(only-one)"]}}', 1, "needs a server and a tool"),
-    ("copilot", "copilot --allow-tool='shell(git:*)'\n  --deny-tool 'sh ell(x'\n", 2, "is not a permission pattern"),
+    (
+        "copilot",
+        "copilot --allow-tool='shell(git:*)'\n  --deny-tool 'sh ell(x'\n",
+        2,
+        "is not a permission pattern",
+    ),
     ("copilot", "copilot --deny-url\n", 1, "needs a value"),
     ("copilot", "echo hello\n", 1, "no Copilot CLI permission flags"),
     ("copilot", '{"allowedUrls": "github.com"}', 1, "must be a list"),
