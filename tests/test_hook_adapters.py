@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from toolpolicy.adapters import PROTOCOLS, AdapterResult, HookOptions, fail_closed, get_adapter, handle
+from toolpolicy.adapters import AdapterResult, HookOptions, fail_closed, get_adapter, handle
 from toolpolicy.adapters import cache as policy_cache
 from toolpolicy.cli import cli
 from toolpolicy.cli.hook_cmd import engine_factory, read_input, run_hook
@@ -423,7 +423,7 @@ BAD_FIELDS = {
 }
 
 
-@pytest.mark.parametrize("protocol", sorted(PROTOCOLS))
+@pytest.mark.parametrize("protocol", sorted(SHELL))
 @pytest.mark.parametrize("case", sorted(BAD_TEXT))
 def test_bad_stdin_fails_closed(policies, protocol, case) -> None:
     result = handle(
@@ -442,7 +442,7 @@ def test_bad_fields_fail_closed(policies, protocol, case) -> None:
     assert_fails_closed(protocol, result, contains="bad hook input")
 
 
-@pytest.mark.parametrize("protocol", sorted(PROTOCOLS))
+@pytest.mark.parametrize("protocol", sorted(SHELL))
 def test_huge_input_fails_closed(policies, protocol) -> None:
     text = shell_input(protocol, "ls " + "x" * 5000)
     options = HookOptions(env={"AGENT_CODE_HOOK_TOOL": "Bash"}, max_input_chars=1000)
@@ -453,7 +453,7 @@ def test_huge_input_fails_closed(policies, protocol) -> None:
     )
 
 
-@pytest.mark.parametrize("protocol", sorted(PROTOCOLS))
+@pytest.mark.parametrize("protocol", sorted(SHELL))
 @pytest.mark.parametrize("which", ["garbage", "invalid", "missing"])
 def test_a_policy_that_does_not_load_fails_closed(policies, tmp_path, protocol, which) -> None:
     path = tmp_path / "nope.yaml" if which == "missing" else policies[which]
@@ -462,7 +462,7 @@ def test_a_policy_that_does_not_load_fails_closed(policies, tmp_path, protocol, 
     assert str(path) in result.stderr
 
 
-@pytest.mark.parametrize("protocol", sorted(PROTOCOLS))
+@pytest.mark.parametrize("protocol", sorted(SHELL))
 def test_internal_errors_fail_closed(protocol) -> None:
     def broken_factory(**_: Any) -> Any:
         raise RuntimeError("the engine exploded")
@@ -478,7 +478,7 @@ def test_internal_errors_fail_closed(protocol) -> None:
     assert_fails_closed(protocol, result, contains="unknown decision `maybe`")
 
 
-@pytest.mark.parametrize("protocol", sorted(PROTOCOLS))
+@pytest.mark.parametrize("protocol", sorted(SHELL))
 def test_escaped_nul_in_arguments_is_decided_not_crashed(policies, protocol) -> None:
     result = decide(protocol, "sudo\u0000 ls; rm -rf /", policies[protocol])
     assert "Traceback" not in result.stderr
@@ -489,7 +489,7 @@ def test_escaped_nul_in_arguments_is_decided_not_crashed(policies, protocol) -> 
         assert result.exit_code == 2
 
 
-@pytest.mark.parametrize("protocol", sorted(PROTOCOLS))
+@pytest.mark.parametrize("protocol", sorted(SHELL))
 def test_fail_closed_answers_for_unreadable_input(protocol) -> None:
     result = fail_closed(protocol, "toolpolicy: bad hook input: x; the call is denied (fail-closed)")
     assert_fails_closed(protocol, result)
@@ -589,7 +589,7 @@ def run_script(
     )
 
 
-@pytest.mark.parametrize("protocol", sorted(PROTOCOLS))
+@pytest.mark.parametrize("protocol", sorted(SHELL))
 def test_console_script_answers_each_protocol(policies, tmp_path, protocol) -> None:
     denied = run_script(
         [protocol, "--policy", str(policies[protocol])],

@@ -25,6 +25,14 @@ FILES = {
     "gemini": "policy.toml",
     "codex": "default.rules",
 }
+FILES |= {
+    "cursor": "cli-config.json",
+    "copilot": "copilot-flags.txt",
+    "cline": "cline-settings.json",
+    "roo-code": "settings.json",
+    "windsurf": "settings.json",
+    "factory": "settings.json",
+}
 
 
 def _cases() -> list:

@@ -18,6 +18,7 @@ from .source import Location, Source, Span
 
 NATIVE = "toolpolicy"
 FORMATS = (NATIVE, "claude-code", "docker-agent", "gemini", "codex", "agent-code")
+FORMATS += ("cursor", "copilot", "cline", "roo-code", "windsurf", "factory")
 
 
 def load_policy(

@@ -24,6 +24,9 @@ PROTOCOLS: dict[str, str] = {
     "docker-agent": "docker_agent",
     "gemini": "gemini",
     "agent-code": "agent_code",
+    "cursor": "cursor",
+    "copilot": "copilot",
+    "cline": "cline",
 }
 
 __all__ = (

@@ -18,6 +18,7 @@ from .common import print_errors
 from .exit_codes import ExitCode
 
 FOREIGN = ["claude-code", "docker-agent", "gemini", "codex", "agent-code"]
+FOREIGN += ["cursor", "copilot", "cline", "roo-code", "windsurf", "factory"]
 ORDER = (
     "version",
     "name",

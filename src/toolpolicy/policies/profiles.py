@@ -97,6 +97,57 @@ _CODEX_TOOLS: dict[str, dict[str, Any]] = {
     "apply_patch": _generic("input"),
 }
 
+# Cursor agent tools as its hooks name them (`preToolUse` tool_name; beforeShellExecution -> Shell,
+# beforeReadFile -> Read, beforeMCPExecution -> MCP:<tool>).
+_CURSOR_TOOLS: dict[str, dict[str, Any]] = {
+    "Shell": _shell("command", args=("cwd", "timeout")),
+    "Read": _path("file_path", read_only=True),
+    "Write": _path("file_path", args=("content",)),
+    "Edit": _path("file_path", args=("old_string", "new_string")),
+    "StrReplace": _path("file_path", args=("old_string", "new_string")),
+    "Delete": _path("file_path"),
+    "Grep": _path("file_path", read_only=True, args=("pattern",)),
+    "Glob": _path("file_path", read_only=True, args=("pattern",)),
+    "Task": _generic("subagent_type", args=("task", "description", "prompt")),
+}
+
+# GitHub Copilot CLI tools (preToolUse `toolName`, `toolArgs`).
+_COPILOT_TOOLS: dict[str, dict[str, Any]] = {
+    "bash": _shell("command", args=("description", "mode", "initial_wait", "sessionId")),
+    "powershell": _shell("command", args=("description", "mode", "initial_wait", "sessionId")),
+    "view": _path("path", read_only=True, args=("view_range",)),
+    "create": _path("path", args=("file_text",)),
+    "edit": _path("path", args=("old_str", "new_str")),
+    "glob": _path("path", read_only=True, args=("pattern",)),
+    "grep": _path("path", read_only=True, args=("pattern", "glob", "output_mode")),
+    "web_fetch": _url("url", args=("max_length", "raw")),
+    "write_bash": _generic("input", args=("sessionId",)),
+}
+
+# Cline tools (PreToolUse `preToolUse.toolName`, string `parameters`); Roo Code shares them.
+_CLINE_TOOLS: dict[str, dict[str, Any]] = {
+    "execute_command": _shell("command", args=("requires_approval", "timeout")),
+    # Cline CLI 3 (cline 3.0.65) tools; the hook adapter joins `commands` into `command`.
+    "run_commands": _shell("command", args=("commands",)),
+    "read_files": _generic("paths", args=("file_paths",)),
+    "apply_patch": _generic("input"),
+    "fetch_web_content": _generic("urls", args=("url",)),
+    "read_file": _path("path", read_only=True),
+    "write_to_file": _path("path", args=("content",)),
+    "replace_in_file": _path("path", args=("diff",)),
+    "apply_diff": _path("path", args=("diff",)),
+    "search_files": _path("path", read_only=True, args=("regex", "file_pattern")),
+    "list_files": _path("path", read_only=True, args=("recursive",)),
+    "list_code_definition_names": _path("path", read_only=True),
+    "web_fetch": _url("url"),
+    "browser_action": _generic("action", args=("url", "coordinate", "text")),
+    "use_mcp_tool": _generic("server_name", args=("tool_name", "arguments")),
+    "access_mcp_resource": _generic("server_name", args=("uri",)),
+    "ask_followup_question": _generic("question", read_only=True, args=("options",)),
+    "plan_mode_respond": _generic("response", read_only=True),
+    "attempt_completion": _generic("result", args=("command",)),
+}
+
 PROFILES: dict[str, Profile] = {
     "generic": Profile("generic", dict(_DOCKER_AGENT_TOOLS), write_tool="write_file"),
     "docker-agent": Profile("docker-agent", dict(_DOCKER_AGENT_TOOLS), write_tool="write_file"),
@@ -110,6 +161,11 @@ PROFILES: dict[str, Profile] = {
     ),
     "gemini": Profile("gemini", _GEMINI_TOOLS, write_tool="write_file"),
     "codex": Profile("codex", _CODEX_TOOLS),
+    "cursor": Profile(
+        "cursor", _CURSOR_TOOLS, covers={"Write": ("Edit", "StrReplace", "Delete")}, write_tool="Write"
+    ),
+    "copilot": Profile("copilot", _COPILOT_TOOLS, covers={"create": ("edit",)}, write_tool="create"),
+    "cline": Profile("cline", _CLINE_TOOLS, write_tool="write_to_file"),
 }
 
 

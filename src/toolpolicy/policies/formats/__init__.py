@@ -12,6 +12,12 @@ carried over, and `origins` (native path -> `file:line`) for comments in `policy
 | `gemini`       | policy TOML (`[[rule]]`)              | `gemini.import_gemini`            |
 | `codex`        | `.rules` (`prefix_rule(...)`)         | `codex.import_codex`              |
 | `agent-code`   | settings TOML (`[[hooks]]`)           | `agent_code.import_agent_code`    |
+| `cursor`       | CLI `permissions`, `permissions.json` | `cursor.import_cursor`            |
+| `copilot`      | `--allow-tool`/`--deny-tool`, config  | `copilot.import_copilot`          |
+| `cline`        | `autoApprovalSettings`                | `cline.import_cline`              |
+| `roo-code`     | `allowedCommands`/`deniedCommands`    | `roo_code.import_roo_code`        |
+| `windsurf`     | Cascade command allow/deny lists      | `windsurf.import_windsurf`        |
+| `factory`      | Droid `permissionRules`, legacy lists | `factory.import_factory`          |
 """
 
 from __future__ import annotations
@@ -29,6 +35,16 @@ from ._common import PARSE_ERROR, ImportResult
 
 NATIVE = "toolpolicy"
 FORMATS = (NATIVE, "claude-code", "docker-agent", "gemini", "codex", "agent-code")
+# The allow/deny-list importers: format -> (module, function, default file name).
+LIST_IMPORTERS = {
+    "cursor": ("cursor", "import_cursor", "cli-config.json"),
+    "copilot": ("copilot", "import_copilot", "copilot-flags.txt"),
+    "cline": ("cline", "import_cline", "cline-settings.json"),
+    "roo-code": ("roo_code", "import_roo_code", "settings.json"),
+    "windsurf": ("windsurf", "import_windsurf", "settings.json"),
+    "factory": ("factory", "import_factory", "settings.json"),
+}
+FORMATS += tuple(LIST_IMPORTERS)
 DEFAULT_NAMES = {
     NATIVE: "policy.yaml",
     "claude-code": "settings.json",
@@ -36,6 +52,7 @@ DEFAULT_NAMES = {
     "gemini": "policy.toml",
     "codex": "default.rules",
     "agent-code": "settings.toml",
+    **{fmt: name for fmt, (_, _, name) in LIST_IMPORTERS.items()},
 }
 _CLAUDE_NAMES = frozenset({"settings.json", "settings.local.json", "managed-settings.json"})
 _YAML_KEY = re.compile(r"(?m)^([A-Za-z_][\w-]*)\s*:")
@@ -63,6 +80,14 @@ def importer(fmt: str) -> Callable[..., ImportResult]:
         from .agent_code import import_agent_code
 
         return import_agent_code
+    if fmt in LIST_IMPORTERS:
+        import importlib
+
+        module, function, _ = LIST_IMPORTERS[fmt]
+        imported: Callable[..., ImportResult] = getattr(
+            importlib.import_module(f".{module}", __name__), function
+        )
+        return imported
     raise _unknown_format(fmt)
 
 
@@ -124,10 +149,18 @@ def detect_format(path: str | os.PathLike[str] | None, text: str) -> str:
 
 
 def _detect_json(text: str) -> str:
+    from ._detect_more import detect_json, sniff
+
     try:
         data = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
+        more = sniff(text)
+        if more:
+            return more
         return "claude-code" if re.search(r'"(permissions|hooks)"\s*:', text) else NATIVE
+    more = detect_json(data)
+    if more:
+        return more
     # Claude Code settings never carry `version`, which a native policy requires.
     return "claude-code" if isinstance(data, dict) and "version" not in data else NATIVE
 
@@ -159,9 +192,13 @@ def _detect_yaml(text: str) -> str:
 
 def _sniff(text: str) -> str:
     """Content-only detection for files with an unknown extension."""
+    from ._detect_more import sniff
+
     stripped = text.lstrip()
     if re.search(r"(?m)^\s*(prefix_rule|host_executable|network_rule)\s*\(", text):
         return "codex"
+    if not stripped.startswith("{") and sniff(text) == "copilot":
+        return "copilot"
     if stripped.startswith("{"):
         return _detect_json(text)
     if re.search(r"(?m)^\s*\[\[\s*rule\b", text):
@@ -171,4 +208,12 @@ def _sniff(text: str) -> str:
     return _detect_yaml(text)
 
 
-__all__ = ["DEFAULT_NAMES", "FORMATS", "ImportResult", "detect_format", "import_document", "importer"]
+__all__ = [
+    "DEFAULT_NAMES",
+    "FORMATS",
+    "LIST_IMPORTERS",
+    "ImportResult",
+    "detect_format",
+    "import_document",
+    "importer",
+]

@@ -1,0 +1,232 @@
+"""GitHub Copilot CLI importer: `--allow-tool` / `--deny-tool` flags and the `allowedUrls` / `deniedUrls` config.
+
+Copilot CLI keeps tool permissions on its command line (`copilot help permissions`) and URL
+permissions in its config (`~/.copilot/config.json`, `.github/copilot/settings.json`). Input is
+either that JSON config or a text holding the invocation (a wrapper script, an alias: the flags
+are found wherever they appear). Profile `copilot`; default ask (Copilot asks before any tool
+that is not read-only; its own automatic approval of read-only shell commands is not reproduced,
+so those ask: the safe side).
+
+* `--deny-tool` beats `--allow-tool`, even `--allow-all-tools` (which becomes `default: allow`,
+  as do `--allow-all` / `--yolo`). Values are comma-separated patterns `kind(argument)`:
+  - `shell` all commands; `shell(cmd:*)` the command stem and its subcommands (`git:*` matches
+    `git push`, not `gitea`): `bash|powershell(cmd *)`; `shell(cmd)` the command itself: an allow
+    is `cmd` alone and `cmd <args>` (and only the exact command for `git`/`gh`, which Copilot
+    approves per subcommand), a deny is `cmd` with anything after it.
+  - `write` / `write(path)`: `create|edit`; a relative path matches by trailing components (a
+    bare native pattern, any depth), an absolute one that file only.
+  - `url(...)`: `web_fetch`; protocol-aware in Copilot, so an allow keeps the protocol
+    (`https://` when none is given) in a `when`; a deny covers every protocol.
+  - `<server>(tool?)`: MCP tools, named `<server>-<tool>` in Copilot's hooks.
+* `--excluded-tools` denies the tools it names; `--available-tools` is not imported (warned).
+* Config `allowedUrls` / `deniedUrls` are `url(...)` allows and denies.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from ...errors import PolicyError, PolicyErrors
+from ...source import Location, Source, Span
+from ._common import DIFFERS, UNSUPPORTED, DocBuilder, ImportResult, cel_string, glob_escape, parse_error
+from ._lists import Reader, load_jsonc, prefix_expressions, root_object
+
+SHELL_TOOLS = "bash|powershell"
+WRITE_TOOLS = "create|edit"
+SUBCOMMAND_TOOLS = frozenset({"git", "gh"})
+_FLAG = re.compile(
+    r"(?<![\w-])--(allow-tool|deny-tool|excluded-tools|available-tools|allow-url|deny-url|"
+    r"allow-all-tools|allow-all-urls|allow-all|yolo)\b(?:=|[ \t]+(?!--))?"
+)
+_VALUE_FLAGS = {"allow-tool", "deny-tool", "excluded-tools", "available-tools", "allow-url", "deny-url"}
+_PATTERN = re.compile(r"^\s*([^\s(),]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
+_MCP_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+def import_copilot(text: str, *, path: str | None = None) -> ImportResult:
+    """Import Copilot CLI flags (any text holding them) or its JSON config."""
+    name = str(path) if path else "copilot-flags.txt"
+    source = Source(name, text)
+    builder = DocBuilder(profile="copilot")
+    builder.set("default", "ask")
+    if text.lstrip().startswith("{") or name.lower().endswith(".json"):
+        _config(builder, text, name)
+    else:
+        _flags(builder, source)
+    return builder.result()
+
+
+# -- JSON config ----------------------------------------------------------------------------------
+def _config(builder: DocBuilder, text: str, name: str) -> None:
+    doc = load_jsonc(Source(name, text))
+    root_object(doc)
+    reader = Reader(doc)
+    for key, decision in (("deniedUrls", "deny"), ("allowedUrls", "allow")):
+        for value, loc, where in reader.strings((key,), "URLs or domains"):
+            problem = _url(builder, decision, value, loc)
+            if problem:
+                reader.error(problem, where)
+    reader.raise_errors()
+
+
+# -- command-line flags ---------------------------------------------------------------------------
+def _flags(builder: DocBuilder, source: Source) -> None:
+    errors: list[PolicyError] = []
+    found = False
+    for m in _FLAG.finditer(source.text):
+        found = True
+        flag = m.group(1)
+        loc = Location(source, Span(m.start(), m.end()))
+        if flag not in _VALUE_FLAGS:
+            if flag in ("allow-all-tools", "allow-all", "yolo"):
+                builder.set("default", "allow", loc)
+            continue
+        value, span = _flag_value(source.text, m.end())
+        vloc = Location(source, span)
+        if value is None:
+            errors.append(parse_error(f"`--{flag}` needs a value", loc))
+            continue
+        for item in _split(value):
+            problem = _apply(builder, flag, item, vloc)
+            if problem:
+                errors.append(parse_error(problem, vloc, help="see `copilot help permissions`"))
+    if not found and source.text.strip():
+        errors.append(
+            parse_error(
+                "no Copilot CLI permission flags found",
+                Location(source, Span(0, min(1, len(source.text)))),
+                help="give --allow-tool/--deny-tool/--allow-url/--deny-url flags, or Copilot's config.json",
+            )
+        )
+    if errors:
+        raise PolicyErrors(errors)
+
+
+def _flag_value(text: str, start: int) -> tuple[str | None, Span]:
+    """The shell word at `start` (quotes removed), and where it is."""
+    m = re.compile(r"('[^']*'|\"(?:[^\"\\]|\\.)*\"|[^\s'\"]+)+").match(text, start)
+    if m is None or m.group(0).startswith("--"):
+        return None, Span(start, start + 1)
+    try:
+        words = shlex.split(m.group(0))
+    except ValueError:
+        return None, Span(m.start(), m.end())
+    return (words[0] if words else None), Span(m.start(), m.end())
+
+
+def _split(value: str) -> list[str]:
+    """Comma-separated patterns; commas inside parentheses belong to the pattern."""
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
+    for ch in value:
+        if ch == "," and depth == 0:
+            out.append("".join(cur))
+            cur = []
+            continue
+        depth += ch == "("
+        depth -= ch == ")" and depth > 0
+        cur.append(ch)
+    out.append("".join(cur))
+    return [p.strip() for p in out if p.strip()]
+
+
+def _apply(builder: DocBuilder, flag: str, item: str, loc: Location) -> str | None:
+    if flag in ("allow-url", "deny-url"):
+        return _url(builder, "allow" if flag == "allow-url" else "deny", item, loc)
+    if flag == "excluded-tools":
+        builder.add_permission("deny", glob_escape(item), loc)
+        return None
+    if flag == "available-tools":
+        builder.warn(
+            "`--available-tools` (hiding every other tool from the model) is not imported; "
+            "tools it hides still ask",
+            loc,
+            code=UNSUPPORTED,
+        )
+        return None
+    decision = "allow" if flag == "allow-tool" else "deny"
+    m = _PATTERN.match(item)
+    if m is None:
+        return f"`{item}` is not a permission pattern `kind(argument)`"
+    kind, arg = m.group(1), m.group(2)
+    arg = arg.strip() if arg is not None else None
+    if kind == "shell":
+        return _shell(builder, decision, arg, loc)
+    if kind == "write":
+        for pattern in _write_paths(arg):
+            builder.add_permission(decision, f"{WRITE_TOOLS}({pattern})" if pattern else WRITE_TOOLS, loc)
+        return None
+    if kind == "url":
+        return _url(builder, decision, arg or "*", loc)
+    if not _MCP_NAME.match(kind):
+        return f"`{kind}` is not a tool kind (shell, write, url) or an MCP server name"
+    tool = glob_escape(arg) if arg else "*"
+    builder.add_permission(decision, f"{glob_escape(kind)}-{tool}", loc)
+    return None
+
+
+def _shell(builder: DocBuilder, decision: str, arg: str | None, loc: Location) -> str | None:
+    if not arg:
+        builder.add_permission(decision, SHELL_TOOLS, loc)
+        return None
+    stem = arg[:-2].strip() if arg.endswith(":*") else None
+    command = stem if stem is not None else arg
+    if not command:
+        return f"`shell({arg})` names no command"
+    exact = stem is None and decision == "allow" and command in SUBCOMMAND_TOOLS
+    if exact:
+        builder.add_permission(decision, f"{SHELL_TOOLS}:command={glob_escape(command)}", loc)
+        return None
+    for expr in prefix_expressions(SHELL_TOOLS, "command", command, word=True):
+        builder.add_permission(decision, expr, loc)
+    return None
+
+
+def _write_paths(arg: str | None) -> list[str]:
+    if not arg:
+        return [""]
+    if arg.startswith("/"):
+        return ["/" + arg]
+    return [arg[2:] if arg.startswith("./") else arg]
+
+
+_URL = re.compile(r"^(?:(https?)://)?([^/\s:]+)(?::\d+)?(?:/.*)?$", re.IGNORECASE)
+
+
+def _url(builder: DocBuilder, decision: str, value: str, loc: Location) -> str | None:
+    if value.strip() == "*":
+        builder.add_permission(decision, "web_fetch", loc)
+        return None
+    m = _URL.match(value.strip())
+    if m is None:
+        return f"`{value}` is not a URL or domain pattern"
+    scheme, host = (m.group(1) or "https").lower(), m.group(2).lower()
+    rule = {"decision": decision, "match": f"web_fetch(domain:{host})"}
+    if decision == "allow":
+        rule["when"] = f"args.url.lower().startsWith({cel_string(scheme + '://')})"
+    if "/" in value.split("://", 1)[-1].strip("/"):
+        builder.warn(
+            f"`{value}`: Copilot matches the whole URL; toolpolicy matches its domain "
+            + ("(a narrower allow would be safer)" if decision == "allow" else "(a broader deny)"),
+            loc,
+            code=DIFFERS,
+        )
+        if decision == "allow":
+            return None
+    builder.add_rule(rule, loc)
+    return None
+
+
+def flags_in(text: str) -> bool:
+    """Whether `text` holds Copilot CLI permission flags (format detection)."""
+    return bool(
+        re.search(
+            r"(?<![\w-])--(allow-tool|deny-tool|allow-url|deny-url|allow-all-tools|allow-all-urls|excluded-tools)\b",
+            text,
+        )
+    )
+
+
+__all__ = ["flags_in", "import_copilot"]
