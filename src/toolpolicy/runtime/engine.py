@@ -26,7 +26,9 @@ from typing import Any
 from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule
 from .decision import Decision
 from .evaluate import indexed_rules
+from .fastpath import Where, decide_fast
 from .hooks.types import HookResult
+from .plan import plans
 from .reference import reference_rules
 from .rules import DEFAULT_MAX_ARGS, MAX_WRITE_CHECKS, PreparedCall, RuleVerdict, combine, prepare, when_env
 
@@ -91,6 +93,9 @@ class Engine:
         self._decisions: dict[int, Decision] = {}  # per rule: the decision it makes (immutable, shared)
         hooks_used = hooks and any(policy.hooks.get(e) for e in ("tool_guard", "pre_tool_use"))
         self._plain = not hooks_used and self._log is None and not self._wants_approval_hooks()
+        self._fast = self._plain and not explain and not reference
+        self._plans = plans(policy, self.mode)
+        self._where = Where(self._cwd, self._home, policy.base_dir)
 
     # -- public API ---------------------------------------------------------------------------
     def decide(
@@ -104,7 +109,9 @@ class Engine:
         """Decide one call; never raises for a bad call (it decides, failing closed)."""
         if self._plain:  # no hooks to run and nothing to log: no flow machinery, no timing
             try:
-                decision = self._decide_by_rules(tool, args, context, read_only)
+                decision = (
+                    decide_fast(self, tool, args, context, read_only) if self._fast else None
+                ) or self._decide_by_rules(tool, args, context, read_only)
             except Exception as exc:  # fail closed on anything unexpected
                 decision = _internal_error(exc)
             if decision.decision == "deny":
@@ -284,6 +291,16 @@ class Engine:
             diagnostics,
             trace,
         )
+
+    def _decision_of(self, rule: CompiledRule) -> Decision:
+        """The decision `rule` makes, built once and shared (decisions are immutable)."""
+        cached = self._decisions.get(rule.index)
+        if cached is None:
+            reason = rule.reason or _rule_reason(rule.decision, rule)
+            cached = self._decisions[rule.index] = Decision(
+                rule.decision, reason, "rule", rule.id, rule.location
+            )
+        return cached
 
     def _default_decision(self) -> Decision:
         decision = self._decisions.get(-1)

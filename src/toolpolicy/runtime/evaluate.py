@@ -54,9 +54,10 @@ def indexed_rules(
             best = plan.static_pick[allow_ok]
             results.append((None, None) if best is None else (plan.rules[best].decision, plan.rules[best]))
             continue
-        rules = sorted((plan.rules[p] for p in matched), key=lambda r: r.index)
-        if collect:
-            verdict.matched.extend(r for r in rules if r not in verdict.matched)
+        if collect or plan.has_when:
+            rules = sorted((plan.rules[p] for p in matched), key=lambda r: r.index)
+            if collect:
+                verdict.matched.extend(r for r in rules if r not in verdict.matched)
         if plan.has_when:
             results.append(pick(filter_when(rules, when_eval, verdict, cache)))
         elif not matched:

@@ -136,7 +136,11 @@ def kind_view(kind: str, value: Any, ctx: Any) -> ArgView | None:
         if kind == "path":
             return _with_nfc_variant(path.view(value, ctx), value, lambda t: path.view(t, ctx))
         if kind == "url":
-            return _url_view(value)
+            return (
+                _url_view(value)
+                if len(value) <= 2048
+                else _with_nfc_variant(url.view(value), value, url.view)
+            )
         return plain_view(value)
     text = shell_text(value) if kind == "shell" else to_text(value)
     if text is None:
@@ -150,7 +154,7 @@ def kind_view(kind: str, value: Any, ctx: Any) -> ArgView | None:
     return plain_view(value)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=16384)
 def _url_view(text: str) -> ArgView:
     return _with_nfc_variant(url.view(text), text, url.view)
 
@@ -165,7 +169,7 @@ def _with_nfc_variant(view: ArgView, text: str, make: Any) -> ArgView:
 
 
 def plain_view(value: Any) -> ArgView | None:
-    if type(value) is str:
+    if type(value) is str and len(value) <= 2048:
         return _plain_text_view(value)
     text = to_text(value)
     if text is None:
@@ -175,7 +179,7 @@ def plain_view(value: Any) -> ArgView | None:
     return simple_view(text)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=16384)
 def _plain_text_view(value: str) -> ArgView:
     text = clean(value)
     if len(text) > MAX_VALUE_CHARS:

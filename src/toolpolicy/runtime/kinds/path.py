@@ -59,11 +59,14 @@ No cache: symlink resolution depends on the filesystem at decide time. The cost 
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
 import re
 import stat
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +74,8 @@ from . import TAG_CWD, ArgView, CompiledPattern, Rendered, Unit
 from .glob import ANY, STAR, GlobClass, GlobError, _esc_char, _esc_class, parse_glob
 
 MAX_PATH = 4096  # longer values are never allowed and never resolved on the filesystem
+MEMO_SIZE = 16384  # lexical views memoised (like `re`'s cache), for values up to MEMO_CHARS
+MEMO_CHARS = 1024
 _TAGGISH = re.compile(r"[\x00-\x03]")
 _DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/]|$)")
 _SEP, _NOT_SEP = "/", "[^/]"
@@ -352,6 +357,7 @@ class _Lexical:
     allow: bool
     problems: tuple[str, ...]
     cwd: str
+    view: ArgView  # the view when no symlink changes anything
 
 
 def view(value: object, ctx: Any, *, resolve_symlinks: bool = True) -> ArgView:
@@ -369,24 +375,24 @@ def view(value: object, ctx: Any, *, resolve_symlinks: bool = True) -> ArgView:
     targets = False
     for unit, joined, lexical in zip(lex.units, lex.joined, lex.lexical):
         units.append(unit)
-        if not resolve:
+        if not resolve or symlink_free(joined):
             continue
         real = realpath(joined)
         if real != lexical:
             targets = True
             units.append(_unit(real, (lex.cwd, _real_cwd(lex.cwd)), allow=lex.allow and real is not None))
     if not targets:
-        return _plain_view(lex)
+        return lex.view
     return ArgView(units=_dedupe(units), diagnostics=lex.problems)
 
 
-@functools.lru_cache(maxsize=4096)
-def _plain_view(lex: _Lexical) -> ArgView:
-    return ArgView(units=_dedupe(list(lex.units)), diagnostics=lex.problems)
-
-
-@functools.lru_cache(maxsize=4096)
 def _lexical(text: str, trusted: bool, cwd: str, home: str) -> _Lexical:
+    if len(text) > MEMO_CHARS:
+        return _lexical_uncached(text, trusted, cwd, home)
+    return _lexical_cached(text, trusted, cwd, home)
+
+
+def _lexical_uncached(text: str, trusted: bool, cwd: str, home: str) -> _Lexical:
     c = _context(cwd, home)
     problems = _problems(text, trusted, c.home)
     allow = not problems
@@ -399,7 +405,11 @@ def _lexical(text: str, trusted: bool, cwd: str, home: str) -> _Lexical:
         joined.append(reading if reading.startswith("/") else c.cwd + "/" + reading)
         lexical.append(path)
     units[0] = _with_raw(units[0], text, c)
-    return _Lexical(tuple(units), tuple(joined), tuple(lexical), allow, tuple(problems), c.cwd)
+    view = ArgView(units=_dedupe(units), diagnostics=tuple(problems))
+    return _Lexical(tuple(units), tuple(joined), tuple(lexical), allow, tuple(problems), c.cwd, view)
+
+
+_lexical_cached = functools.lru_cache(maxsize=MEMO_SIZE)(_lexical_uncached)
 
 
 def realpath(path: str, max_links: int = 40) -> str | None:
@@ -425,8 +435,16 @@ def realpath(path: str, max_links: int = 40) -> str | None:
             candidate = done + "/" + name
             try:
                 mode = os.lstat(candidate).st_mode
-            except (OSError, ValueError):
-                return normalise("/".join([candidate, *parts[i:]]), "/")
+            except (OSError, ValueError):  # missing (or unreadable): nothing below can be a link
+                rest = parts[i:]
+                if ".." in rest:  # `missing/../x`: `x` may still be a link (os.path.realpath goes on)
+                    done = candidate
+                    continue
+                if not rest:
+                    return candidate
+                if "" in rest or "." in rest:
+                    return normalise("/".join([candidate, *rest]), "/")
+                return candidate + "/" + "/".join(rest)
             if not stat.S_ISLNK(mode):
                 done = candidate
                 continue
@@ -441,6 +459,55 @@ def realpath(path: str, max_links: int = 40) -> str | None:
         return done or "/"
     except (OSError, ValueError, RuntimeError):
         return None
+
+
+def symlink_free(path: str) -> bool:
+    """True when the kernel resolves the absolute `path` without following any symlink (so its
+    real path is its lexical one); False when it does or when that cannot be told cheaply.
+
+    One `openat2(O_PATH, RESOLVE_NO_SYMLINKS)` system call on Linux: it fails with ELOOP at the
+    first symlink, and with ENOENT/ENOTDIR at a missing component before reaching any (nothing
+    below a missing directory can be a link). A path with `..` always takes the full walk.
+    """
+    if ".." in path or _OPENAT2 is None:
+        return False
+    return _OPENAT2(path)
+
+
+def _openat2_probe() -> Callable[[str], bool] | None:
+    """The openat2 probe, or None where the system call is missing (not Linux, old kernel, seccomp)."""
+    if sys.platform != "linux":
+        return None
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        syscall = libc.syscall
+        syscall.restype = ctypes.c_long
+
+        class OpenHow(ctypes.Structure):
+            _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
+
+        how = OpenHow(os.O_PATH | os.O_CLOEXEC, 0, 0x04)  # RESOLVE_NO_SYMLINKS
+        how_ref, how_size, get_errno = ctypes.byref(how), ctypes.sizeof(how), ctypes.get_errno
+        conclusive = {errno.ENOENT, errno.ENOTDIR}
+
+        def probe(path: str) -> bool:
+            fd = syscall(_SYS_OPENAT2, -100, path.encode("utf-8", "surrogateescape"), how_ref, how_size)
+            if fd >= 0:
+                os.close(fd)
+                return True
+            return get_errno() in conclusive
+
+        if probe("/") is not True:
+            return None
+        return probe
+    except (OSError, AttributeError, ValueError):
+        return None
+
+
+_SYS_OPENAT2 = 437  # the same number on every Linux architecture (added in 5.6)
+_OPENAT2 = _openat2_probe()
 
 
 def _real_cwd(cwd: str) -> str:

@@ -211,6 +211,8 @@ def view(value: object, ctx: object = None) -> ArgView:
     text = _as_text(value)
     if len(text) > MAX_COMMAND_CHARS:
         return _long_view(text)
+    if len(text) > MEMO_CHARS:
+        return _view_uncached(text)
     return _view_text(text)
 
 
@@ -232,8 +234,7 @@ def _long_view(text: str) -> ArgView:
     return _opaque_view(_clean(text), f"longer than {MAX_COMMAND_CHARS} characters")
 
 
-@functools.lru_cache(maxsize=8192)  # a memo like `re`'s cache: views are immutable and shared
-def _view_text(raw: str) -> ArgView:
+def _view_uncached(raw: str) -> ArgView:
     text = _clean(raw)
     try:
         units = _script_units(text, 0, taint=False)
@@ -246,6 +247,11 @@ def _view_text(raw: str) -> ArgView:
     if not units:  # empty or only comments
         units = [Unit(allow_texts=("",), deny_texts=(text,))]
     return ArgView(units=tuple(dict.fromkeys(units)), whole=(text,))
+
+
+# A memo like `re`'s cache: views are immutable and shared; long commands are not kept.
+MEMO_SIZE, MEMO_CHARS = 16384, 2048
+_view_text = functools.lru_cache(maxsize=MEMO_SIZE)(_view_uncached)
 
 
 def _opaque_view(text: str, reason: str) -> ArgView:
