@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from enum import StrEnum
 from pathlib import Path
 
@@ -77,7 +78,9 @@ def _span(node: yaml.Node) -> Span:
     return Span(node.start_mark.index, max(node.end_mark.index, node.start_mark.index + 1))
 
 
-def _error(source: Source, node: yaml.Node | None, code: str, message: str, help: str | None = None) -> PolicyError:
+def _error(
+    source: Source, node: yaml.Node | None, code: str, message: str, help: str | None = None
+) -> PolicyError:
     span = _span(node) if node is not None else Span(0, 0)
     return PolicyError(message, code=code, location=Location(source, span), help=help)
 
@@ -106,7 +109,9 @@ def _parse_file(path: Path, errors: list[PolicyError]) -> list[Entry]:
         )
         return []
     if root is None:
-        errors.append(_error(source, None, "corpus_schema_error", "the file is empty", "write a list of entries"))
+        errors.append(
+            _error(source, None, "corpus_schema_error", "the file is empty", "write a list of entries")
+        )
         return []
     if not isinstance(root, yaml.SequenceNode):
         errors.append(
@@ -182,24 +187,24 @@ def load_corpus(directory: Path = CORPUS_DIR) -> list[Entry]:
     return entries
 
 
-def bash_syntax_errors(entries: Iterable[Entry], bash: str = "bash") -> list[PolicyError]:
-    """A located error for each entry whose `cmd` bash refuses to parse (`bash -n -c`, never run)."""
-    errors: list[PolicyError] = []
-    for entry in entries:
-        proc = subprocess.run(
-            [bash, "-n", "-c", entry.cmd],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-        if proc.returncode != 0:
-            detail = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
-            errors.append(
-                PolicyError(
-                    f"`cmd` is not valid bash: {detail}",
-                    code="corpus_bash_syntax",
-                    location=entry.location,
-                )
-            )
-    return errors
+def _bash_error(entry: Entry, bash: str) -> PolicyError | None:
+    proc = subprocess.run(
+        [bash, "-n", "-c", entry.cmd],
+        capture_output=True,
+        text=True,
+        timeout=10,
+        check=False,
+    )
+    if proc.returncode == 0:
+        return None
+    detail = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
+    return PolicyError(
+        f"`cmd` is not valid bash: {detail}", code="corpus_bash_syntax", location=entry.location
+    )
+
+
+def bash_syntax_errors(entries: Iterable[Entry], bash: str = "bash", workers: int = 4) -> list[PolicyError]:
+    """A located error for each entry whose `cmd` bash refuses to parse (`bash -n -c`: parsed, never run)."""
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        results = list(pool.map(lambda entry: _bash_error(entry, bash), entries))
+    return [err for err in results if err is not None]

@@ -8,8 +8,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from command_corpus import CORPUS_DIR, Entry, Label, bash_syntax_errors, load_corpus
 
+from command_corpus import CORPUS_DIR, Entry, Label, bash_syntax_errors, load_corpus
 from toolpolicy.errors import PolicyError
 
 MIN_DESTRUCTIVE = 500
@@ -62,7 +62,20 @@ def test_every_program_with_a_destructive_form_also_has_a_harmless_one(corpus: l
         words = entry.cmd.split()
         first = next((w for w in words if w not in wrappers and "=" not in w), words[0])
         by_program.setdefault(first, set()).add(entry.label)
-    core = ["git", "rm", "find", "sed", "awk", "tar", "docker", "kubectl", "terraform", "aws", "gcloud", "psql"]
+    core = [
+        "git",
+        "rm",
+        "find",
+        "sed",
+        "awk",
+        "tar",
+        "docker",
+        "kubectl",
+        "terraform",
+        "aws",
+        "gcloud",
+        "psql",
+    ]
     lonely = [p for p in core if by_program.get(p, set()) <= {Label.DESTRUCTIVE}]
     assert lonely == []
 
@@ -77,7 +90,7 @@ def test_every_command_parses_as_bash(corpus: list[Entry]) -> None:
 def test_bash_syntax_check_reports_a_located_error(tmp_path: Path) -> None:
     (tmp_path / "bad.yaml").write_text(
         "- cmd: echo ok\n  label: read-only\n  why: prints\n  source: echo(1)\n"
-        "- cmd: \"echo 'unterminated\"\n  label: read-only\n  why: prints\n  source: echo(1)\n"
+        '- cmd: "echo \'unterminated"\n  label: read-only\n  why: prints\n  source: echo(1)\n'
     )
     entries = load_corpus(tmp_path)
     errors = bash_syntax_errors(entries)
@@ -92,7 +105,12 @@ ENTRY = "  label: safe\n  why: w\n  source: s\n"
 @pytest.mark.parametrize(
     ("text", "code", "line", "message"),
     [
-        ("- cmd: ls\n  label: maybe\n  why: w\n  source: s\n", "corpus_schema_error", 2, "unknown label `maybe`"),
+        (
+            "- cmd: ls\n  label: maybe\n  why: w\n  source: s\n",
+            "corpus_schema_error",
+            2,
+            "unknown label `maybe`",
+        ),
         ("- cmd: ls\n" + ENTRY + "  note: x\n", "corpus_schema_error", 5, "unknown key `note`"),
         ("- cmd: ls\n  label: safe\n  source: s\n", "corpus_schema_error", 1, "missing key `why`"),
         ("- cmd: ls\n  label: safe\n  why: '  '\n  source: s\n", "corpus_schema_error", 3, "`why`: "),
