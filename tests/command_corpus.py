@@ -187,6 +187,25 @@ def load_corpus(directory: Path = CORPUS_DIR) -> list[Entry]:
     return entries
 
 
+def counts(entries: Iterable[Entry]) -> dict[str, dict[Label, int]]:
+    """Entries per domain and label (the table `python tests/command_corpus.py` prints)."""
+    table: dict[str, dict[Label, int]] = {}
+    for entry in entries:
+        row = table.setdefault(entry.domain, dict.fromkeys(Label, 0))
+        row[entry.label] += 1
+    return table
+
+
+def _print_counts(entries: list[Entry]) -> None:
+    table = counts(entries)
+    labels = list(Label)
+    print(f"{'domain':<12}" + "".join(f"{label.value:>13}" for label in labels) + f"{'total':>8}")
+    for domain, row in sorted(table.items()):
+        print(f"{domain:<12}" + "".join(f"{row[label]:>13}" for label in labels) + f"{sum(row.values()):>8}")
+    totals = {label: sum(row[label] for row in table.values()) for label in labels}
+    print(f"{'total':<12}" + "".join(f"{totals[label]:>13}" for label in labels) + f"{len(entries):>8}")
+
+
 def _bash_error(entry: Entry, bash: str) -> PolicyError | None:
     proc = subprocess.run(
         [bash, "-n", "-c", entry.cmd],
@@ -208,3 +227,7 @@ def bash_syntax_errors(entries: Iterable[Entry], bash: str = "bash", workers: in
     with ThreadPoolExecutor(max_workers=workers) as pool:
         results = list(pool.map(lambda entry: _bash_error(entry, bash), entries))
     return [err for err in results if err is not None]
+
+
+if __name__ == "__main__":
+    _print_counts(load_corpus())
