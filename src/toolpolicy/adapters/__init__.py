@@ -24,6 +24,7 @@ PROTOCOLS: dict[str, str] = {
     "docker-agent": "docker_agent",
     "gemini": "gemini",
     "agent-code": "agent_code",
+    "codex": "codex",
 }
 
 __all__ = (

@@ -18,7 +18,7 @@ import click
 
 from .common import FORMAT_CHOICES
 
-PROTOCOL_CHOICES = ["claude-code", "docker-agent", "gemini", "agent-code"]
+PROTOCOL_CHOICES = ["claude-code", "docker-agent", "gemini", "agent-code", "codex"]
 MODE_CHOICES = ["default", "yolo", "non_interactive", "auto_edit", "auto"]
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 MAX_DRAIN_BYTES = 256 * 1024 * 1024  # what is read (and dropped) past the limit, so the agent's write ends
@@ -112,7 +112,7 @@ def run_hook(protocol: str, stream: BinaryIO, factory: Any, options: Any) -> Any
 @click.option(
     "--ask-allows",
     is_flag=True,
-    help="agent-code: let an `ask` through to agent-code's own permission check (default: veto)",
+    help="agent-code, codex: let an `ask` through to the agent's own permission check (default: veto)",
 )
 @click.option("--tool", default=None, help="agent-code: the tool name if $AGENT_CODE_HOOK_TOOL is not set")
 @click.option("--no-hooks", is_flag=True, help="skip the policy's own hooks (rules, hints and default only)")
@@ -140,7 +140,7 @@ def hook_command(
     log_path: str | None,
     no_cache: bool,
 ) -> None:
-    """Answer an agent's tool-call hook: PROTOCOL is claude-code, docker-agent, gemini or agent-code.
+    """Answer an agent's tool-call hook: PROTOCOL names the agent (one of the choices above).
 
     Reads the agent's hook JSON on stdin, decides the call against the policy and prints the
     agent's own answer (JSON and/or exit code). Fails closed: any error denies the call.

@@ -1,0 +1,96 @@
+"""Extra agent set-ups for the harness (`claude_client.py`, kept verbatim beside this file).
+
+The harness runs one real agent CLI against a fake model that asks for one shell command. These
+set-ups reuse it for what it does not lay out itself:
+
+* `codex-rules`: Codex CLI with an execpolicy rules file (`$CODEX_HOME/rules/default.rules`) and
+  no hook under test, to record what Codex's own engine does with a command;
+* `gemini-policy`: Gemini CLI with a policy TOML passed as `--policy`, no hook under test;
+* `codex-post`: Codex CLI with the hook under test registered on `PostToolUse` (trusted by hash).
+
+The extra file goes in through the harness's `extra_files` (written into the run's temp dir as
+`vendor/rules.rules` or `vendor/policy.toml`); `register(harness)` adds the set-ups to the
+harness's agent table, after which `harness.run_scenario(agent="codex-rules", ...)` uses them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from types import ModuleType
+from typing import Any
+
+RULES_FILE = "vendor/rules.rules"
+POLICY_FILE = "vendor/policy.toml"
+
+
+def _work(layout: Any) -> str:
+    return os.path.dirname(layout.home)
+
+
+def register(harness: ModuleType) -> ModuleType:
+    """Add the set-ups to `harness.AGENTS` (idempotent); returns the harness."""
+
+    def codex_rules_setup(run: Any) -> tuple[Any, list[str], dict[str, str]]:
+        settings, args, env = harness._codex_setup(run)
+        source = os.path.join(_work(run), RULES_FILE)
+        if os.path.exists(source):
+            rules_dir = os.path.join(run.home, ".codex", "rules")
+            os.makedirs(rules_dir, exist_ok=True)
+            shutil.copyfile(source, os.path.join(rules_dir, "default.rules"))
+            os.chmod(os.path.join(rules_dir, "default.rules"), 0o644)
+        return settings, args, env
+
+    def gemini_policy_setup(run: Any) -> tuple[Any, list[str], dict[str, str]]:
+        settings, args, env = harness._gemini_setup(run)
+        source = os.path.join(_work(run), POLICY_FILE)
+        if os.path.exists(source):
+            os.chmod(source, 0o644)
+            args = [*args, "--policy", source]
+        return settings, args, env
+
+    def codex_post_setup(run: Any) -> tuple[Any, list[str], dict[str, str]]:
+        handler = dict(run.handler) if run.handler else None
+        hooks: dict[str, list[dict[str, Any]]] = {}
+        if run.capture_cmds:
+            hooks["PreToolUse"] = [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": run.capture_cmds[0]}]}
+            ]
+        post = (
+            [{"matcher": "Bash", "hooks": [{"type": "command", "command": run.capture_cmds[1]}]}]
+            if run.capture_cmds
+            else []
+        )
+        if handler:
+            post.append({"matcher": "Bash", "hooks": [handler]})
+        hooks["PostToolUse"] = post
+        codex_home = os.path.join(run.home, ".codex")
+        hooks_file = os.path.join(codex_home, "hooks.json")
+        harness._write_json(hooks_file, {"hooks": hooks})
+        trust = harness._codex_trust_state(os.path.realpath(hooks_file), hooks, None, "hash")
+        config_text = harness._codex_config(run.server.base_url, trust)
+        with open(os.path.join(codex_home, "config.toml"), "w") as fh:
+            fh.write(config_text)
+        args = [
+            "exec",
+            "--json",
+            "--skip-git-repo-check",
+            "--color",
+            "never",
+            "--sandbox",
+            "danger-full-access",
+        ]
+        return (
+            {"hooks.json": {"hooks": hooks}},
+            [*args, harness.PROMPT],
+            {
+                "CODEX_HOME": codex_home,
+                harness.CODEX_KEY_ENV: "test",
+            },
+        )
+
+    agents = harness.AGENTS
+    agents["codex-rules"] = dict(agents["codex"], setup=codex_rules_setup)
+    agents["codex-post"] = dict(agents["codex"], setup=codex_post_setup)
+    agents["gemini-policy"] = dict(agents["gemini"], setup=gemini_policy_setup)
+    return harness
