@@ -105,13 +105,13 @@ def _pre_tool_use(decision: Any, opts: HookOptions) -> AdapterResult:
         reason = reason or FALLBACK_REASON  # INVARIANT: Codex ignores a deny without a reason
         if opts.exit_2:
             return AdapterResult(2, "", reason + "\n" + notes)
-        fields = {"permissionDecision": "deny", "permissionDecisionReason": reason}
-        return AdapterResult(0, to_json(_output("PreToolUse", **fields)), notes)
+        denied = _output("PreToolUse", permissionDecision="deny", permissionDecisionReason=reason)
+        return AdapterResult(0, to_json(denied), notes)
     rewritten = updated_input(decision)
     if rewritten is None:  # Codex refuses a bare allow: no objection is said with no output
         return AdapterResult(0, "", notes)
-    fields = {"permissionDecision": "allow", "updatedInput": rewritten}
-    return AdapterResult(0, to_json(_output("PreToolUse", **fields)), notes)
+    allowed = _output("PreToolUse", permissionDecision="allow", updatedInput=rewritten)
+    return AdapterResult(0, to_json(allowed), notes)
 
 
 def _permission_request(decision: Any) -> AdapterResult:
