@@ -346,3 +346,40 @@ def test_codex_lets_a_missing_hook_command_through(codex, tmp_path) -> None:
     # This is why docs/agents.md says to use absolute paths and to run `policy doctor codex`.
     result = _run(codex, agent="codex", hook_command=str(tmp_path / "no-such-policy"), bash="touch SOME_FILE")
     assert result["ran"] is True
+
+
+# -- policy install + policy doctor, with each real agent --------------------------------------------
+INSTALL_POLICIES = {
+    "claude": ("claude-code", CLAUDE_POLICY, "--project .", "acceptEdits"),
+    "codex": ("codex", CODEX_POLICY, "--user", None),
+    "gemini": ("gemini", GEMINI_POLICY, "--project .", "yolo"),
+}
+
+
+@pytest.mark.parametrize("agent", sorted(INSTALL_POLICIES))
+def test_policy_install_registers_a_hook_the_agent_obeys(agent, tmp_path) -> None:
+    harness = _with_vendor_runs(_install(agent))
+    name, text, scope, mode = INSTALL_POLICIES[agent]
+    policy = _write(tmp_path, "policy.yaml", text)
+    script = (
+        f"{shlex.quote(_policy_script())} install {name} {scope} --policy {shlex.quote(str(policy))} &&\n"
+        f'{shlex.quote(_policy_script())} doctor {name} {scope} > "$0.doctor" 2>&1\n'
+    )
+    kwargs: dict[str, Any] = {"permission_mode": mode} if mode else {}
+    result = _run(
+        harness,
+        agent=f"{agent}-installed",
+        bash="touch DENIED_FILE",
+        extra_files={"vendor/install.sh": script},
+        keep=True,
+        **kwargs,
+    )
+    try:
+        doctor = (Path(result["work_dir"]) / "vendor" / "install.sh.doctor").read_text()
+        assert result["ran"] is False, result  # the installed hook ran and its deny held
+        assert "denied by rule `permissions.deny[0]`" in result["tool_result_text"]
+        assert "FAIL" not in doctor and "0 failed" in doctor, doctor
+        if agent == "codex":
+            assert "trusted by hash" in doctor
+    finally:
+        shutil.rmtree(result["work_dir"], ignore_errors=True)

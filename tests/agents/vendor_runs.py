@@ -6,7 +6,10 @@ set-ups reuse it for what it does not lay out itself:
 * `codex-rules`: Codex CLI with an execpolicy rules file (`$CODEX_HOME/rules/default.rules`) and
   no hook under test, to record what Codex's own engine does with a command;
 * `gemini-policy`: Gemini CLI with a policy TOML passed as `--policy`, no hook under test;
-* `codex-post`: Codex CLI with the hook under test registered on `PostToolUse` (trusted by hash).
+* `codex-post`: Codex CLI with the hook under test registered on `PostToolUse` (trusted by hash);
+* `claude-installed`, `codex-installed`, `gemini-installed`: the agent as the harness lays it out
+  (no hook under test), then `vendor/install.sh` runs in the project with the run's HOME (and
+  CODEX_HOME / CLAUDE_CONFIG_DIR): a `policy install` registers the hook the way a user would.
 
 The extra file goes in through the harness's `extra_files` (written into the run's temp dir as
 `vendor/rules.rules` or `vendor/policy.toml`); `register(harness)` adds the set-ups to the
@@ -17,11 +20,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from types import ModuleType
 from typing import Any
 
 RULES_FILE = "vendor/rules.rules"
 POLICY_FILE = "vendor/policy.toml"
+INSTALL_SCRIPT = "vendor/install.sh"
+INSTALL_TIMEOUT = 120
 
 
 def _work(layout: Any) -> str:
@@ -89,7 +95,34 @@ def register(harness: ModuleType) -> ModuleType:
             },
         )
 
+    def installed(base: str) -> Any:
+        def setup(run: Any) -> tuple[Any, list[str], dict[str, str]]:
+            settings, args, env = harness.AGENTS[base]["setup"](run)
+            script = os.path.join(_work(run), INSTALL_SCRIPT)
+            install_env = {
+                **os.environ,
+                "HOME": run.home,
+                "CODEX_HOME": os.path.join(run.home, ".codex"),
+                "CLAUDE_CONFIG_DIR": os.path.join(run.home, ".claude"),
+            }
+            done = subprocess.run(
+                ["/bin/sh", script],
+                cwd=run.proj,
+                env=install_env,
+                capture_output=True,
+                text=True,
+                timeout=INSTALL_TIMEOUT,
+                check=False,
+            )
+            if done.returncode != 0:
+                raise RuntimeError(f"install failed ({done.returncode}): {done.stderr}")
+            return settings, args, env
+
+        return setup
+
     agents = harness.AGENTS
+    for base in ("claude", "codex", "gemini"):
+        agents[f"{base}-installed"] = dict(agents[base], setup=installed(base))
     agents["codex-rules"] = dict(agents["codex"], setup=codex_rules_setup)
     agents["codex-post"] = dict(agents["codex"], setup=codex_post_setup)
     agents["gemini-policy"] = dict(agents["gemini"], setup=gemini_policy_setup)

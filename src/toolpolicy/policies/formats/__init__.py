@@ -10,7 +10,7 @@ carried over, and `origins` (native path -> `file:line`) for comments in `policy
 | `claude-code`  | `settings.json` (permissions, hooks)  | `claude_code.import_claude`       |
 | `docker-agent` | agent YAML (permissions, agent hooks) | `docker_agent.import_docker_agent`|
 | `gemini`       | policy TOML (`[[rule]]`)              | `gemini.import_gemini`            |
-| `codex`        | `.rules`, `config.toml`, `requirements.toml`, `hooks.json` | `codex.import_codex` |
+| `codex`        | `.rules`, `config.toml`, `requirements.toml`, `hooks.json` | `codex_config.import_codex` |
 | `agent-code`   | settings TOML (`[[hooks]]`)           | `agent_code.import_agent_code`    |
 """
 
@@ -56,7 +56,7 @@ def importer(fmt: str) -> Callable[..., ImportResult]:
 
         return import_gemini
     if fmt == "codex":
-        from .codex import import_codex
+        from .codex_config import import_codex
 
         return import_codex
     if fmt == "agent-code":
@@ -129,7 +129,7 @@ def _codex_layer_file(path: str | os.PathLike[str] | None, name: str) -> bool:
         return False
     parent = os.path.basename(os.path.dirname(os.path.abspath(os.fspath(path))))
     in_layer = parent in (".codex", "codex")  # ~/.codex, <repo>/.codex, /etc/codex
-    return name == "requirements.toml" and in_layer or (in_layer and name in ("config.toml", "hooks.json"))
+    return (name == "requirements.toml" and in_layer) or (in_layer and name in ("config.toml", "hooks.json"))
 
 
 def _detect_json(text: str) -> str:

@@ -117,13 +117,8 @@ class Program:
     warnings: list[tuple[str, Span]] = field(default_factory=list)
 
 
-def import_codex(text: str, *, path: str | None = None) -> ImportResult:
-    """Import a Codex config: a `.rules` text, or `config.toml` / `requirements.toml` / `hooks.json`."""
-    from .codex_config import config_kind, import_codex_config
-
-    kind = config_kind(path, text)
-    if kind is not None:
-        return import_codex_config(text, path=path, kind=kind)
+def import_rules(text: str, *, path: str | None = None) -> ImportResult:
+    """Import a Codex `.rules` text (`codex_config.import_codex` picks the importer by file name)."""
     builder = DocBuilder(profile="codex")
     add_rules_file(builder, Source(str(path) if path else "default.rules", text))
     return builder.result()

@@ -39,7 +39,7 @@ from ._common import (
     matcher_problem,
     parse_error,
 )
-from .codex import DECISIONS, MAX_EXPANSIONS, PrefixRule, Program, add_rules_file, emit_rule
+from .codex import DECISIONS, MAX_EXPANSIONS, PrefixRule, Program, add_rules_file, emit_rule, import_rules
 
 EVENTS = {
     "PreToolUse": "tool_guard",
@@ -58,6 +58,14 @@ TOOL_NAMES = {"Bash": "shell", "apply_patch": "apply_patch", "Edit": "apply_patc
 DEFAULT_TIMEOUT = 600.0  # seconds; Codex's default for a command hook
 _EXACT_MATCHER = re.compile(r"[A-Za-z0-9_\-|]*")
 _OWN_HOOK = re.compile(r"(?:^|[\s/])(?:policy|toolpolicy)\s+hook\b")
+
+
+def import_codex(text: str, *, path: str | None = None) -> ImportResult:
+    """Import a Codex config file: `.rules`, `config.toml`, `requirements.toml` or `hooks.json`."""
+    kind = config_kind(path, text)
+    if kind is None:
+        return import_rules(text, path=path)
+    return import_codex_config(text, path=path, kind=kind)
 
 
 def config_kind(path: str | None, text: str) -> str | None:
