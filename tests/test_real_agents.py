@@ -383,3 +383,52 @@ def test_policy_install_registers_a_hook_the_agent_obeys(agent, tmp_path) -> Non
             assert "trusted by hash" in doctor
     finally:
         shutil.rmtree(result["work_dir"], ignore_errors=True)
+
+
+# -- Claude Code onFailure: "block" (what `policy install claude-code` writes) ----------------------------
+SLOW_POLICY = """\
+version: 1
+profile: claude-code
+default: allow
+hooks:
+  tool_guard:
+    - hooks: [{type: command, command: "sleep 20", timeout: 30}]
+"""
+
+
+def test_claude_code_on_failure_block_allow_still_runs(claude, tmp_path) -> None:
+    policy = _write(tmp_path, "policy.yaml", CLAUDE_POLICY)
+    result = _run(
+        claude, hook_command=_hook("claude-code", policy), bash="touch ALLOWED_FILE", on_failure="block"
+    )
+    assert result["ran"] is True
+
+
+def test_claude_code_on_failure_block_blocks_a_hook_that_cannot_start(claude, tmp_path) -> None:
+    policy = _write(tmp_path, "policy.yaml", CLAUDE_POLICY)
+    missing = shlex.join(
+        [str(tmp_path / "no-such-venv" / "policy"), "hook", "claude-code", "--policy", str(policy)]
+    )
+    result = _run(
+        claude,
+        hook_command=missing,
+        bash="touch ALLOWED_FILE",
+        on_failure="block",
+        permission_mode="acceptEdits",
+    )
+    assert result["ran"] is False
+    assert 'blocking because onFailure is "block"' in result["tool_result_text"]
+
+
+def test_claude_code_on_failure_block_blocks_a_hook_past_its_timeout(claude, tmp_path) -> None:
+    policy = _write(tmp_path, "policy.yaml", SLOW_POLICY)
+    result = _run(
+        claude,
+        hook_command=_hook("claude-code", policy),
+        bash="touch SOME_FILE",
+        on_failure="block",
+        hook_timeout=2,
+        permission_mode="acceptEdits",
+    )
+    assert result["ran"] is False
+    assert 'timed out; blocking because onFailure is "block"' in result["tool_result_text"]

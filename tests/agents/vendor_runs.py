@@ -7,6 +7,8 @@ set-ups reuse it for what it does not lay out itself:
   no hook under test, to record what Codex's own engine does with a command;
 * `gemini-policy`: Gemini CLI with a policy TOML passed as `--policy`, no hook under test;
 * `codex-post`: Codex CLI with the hook under test registered on `PostToolUse` (trusted by hash);
+* `claude-user-rules`: Claude Code with the permission rules in the user settings
+  (`$CLAUDE_CONFIG_DIR/settings.json`) instead of the project's;
 * `claude-installed`, `codex-installed`, `gemini-installed`: the agent as the harness lays it out
   (no hook under test), then `vendor/install.sh` runs in the project with the run's HOME (and
   CODEX_HOME / CLAUDE_CONFIG_DIR): a `policy install` registers the hook the way a user would.
@@ -120,7 +122,16 @@ def register(harness: ModuleType) -> ModuleType:
 
         return setup
 
+    def claude_user_rules_setup(run: Any) -> tuple[Any, list[str], dict[str, str]]:
+        settings, args, env = harness._claude_setup(run)
+        project = os.path.join(run.proj, ".claude", "settings.json")
+        perms = settings.pop("permissions", {})
+        harness._write_json(project, settings)
+        harness._write_json(os.path.join(run.home, ".claude", "settings.json"), {"permissions": perms})
+        return {"project": settings, "user": {"permissions": perms}}, args, env
+
     agents = harness.AGENTS
+    agents["claude-user-rules"] = dict(agents["claude"], setup=claude_user_rules_setup)
     for base in ("claude", "codex", "gemini"):
         agents[f"{base}-installed"] = dict(agents[base], setup=installed(base))
     agents["codex-rules"] = dict(agents["codex"], setup=codex_rules_setup)
