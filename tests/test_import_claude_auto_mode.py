@@ -189,7 +189,7 @@ def test_policy_import_prints_the_registration(tmp_path) -> None:
     result = CliRunner().invoke(cli, ["import", "claude-code", str(src), "-o", str(out)])
     assert result.exit_code == 0, result.stderr
     assert f"policy install claude-code --policy {out}" in result.stderr
-    registered = [line for line in result.stderr.splitlines() if "it registers:" in line][0]
+    registered = next(line for line in result.stderr.splitlines() if "it registers:" in line)
     group = json.loads(registered.split("it registers: ", 1)[1])
     assert group["hooks"][0]["onFailure"] == "block"
     assert '"url": "http://127.0.0.1:8181/v1/hooks/claude-code"' in result.stderr
