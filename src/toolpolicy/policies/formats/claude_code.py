@@ -47,6 +47,7 @@ from ._common import (
     ImportResult,
     Located,
     anchored_exact,
+    cel_string,
     load_json,
     matcher_problem,
     parse_error,
@@ -91,6 +92,8 @@ AUTO_MODE_JUDGE_TIMEOUT = 30.0
 _OWN_HOOK_RE = re.compile(r"(?:^|[\s/])(?:policy|toolpolicy)\s+hook\b")
 _BACKTICK_RE = re.compile(r"`([^`\n]{1,300})`")
 _COMMAND_SPAN_RE = re.compile(r"[a-z][a-z0-9_.+-]*(?: [^\s].*)?")
+# `$(`, a backtick, `<(` / `>(`, or an `&` that is neither `&&` nor part of a redirection.
+NESTED_OR_BACKGROUND = r"\$\(|`|[<>]\(|(?:^|[^&<>|])&(?:$|[^&>])"
 _DOMAIN_RE = re.compile(r"(?:\*\.)?(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|ai|co|app|sh|gov|edu|cloud|xyz)")
 
 
@@ -132,6 +135,7 @@ def import_claude_layers(layers: list[Layer]) -> ImportResult:
     for layer in ordered:
         _import_permissions(builder, layer)
     _import_mode(builder, ordered)
+    _never_auto_approved(builder, ordered)
     _import_auto_mode(builder, ordered)
     seen: set[str] = set()
     for layer in ordered:
@@ -364,6 +368,28 @@ def _param(
 
 def _is_glob(tool: str) -> bool:
     return any(ch in tool for ch in "*?[")
+
+
+def _never_auto_approved(builder: DocBuilder, ordered: list[Layer]) -> None:
+    """Claude Code never lets an allow rule approve a Bash command with a nested command (`$(...)`,
+    backticks, `<(...)`) or a background `&`: it asks. Mirrored as an ask rule (beaten by deny rules,
+    beating allow rules) when a Bash allow rule exists; a bypass-mode import allows them as Claude does."""
+    allows = (builder.document.get("permissions") or {}).get("allow") or []
+    if not any(isinstance(a, str) and (a == "Bash" or a.startswith("Bash(")) for a in allows):
+        return
+    if builder.document.get("default") == "allow":  # bypassPermissions
+        return
+    first = next((layer for layer in ordered if _perm(layer, "allow")), ordered[0])
+    builder.add_rule(
+        {
+            "id": "claude-never-auto-approved",
+            "decision": "ask",
+            "match": "Bash",
+            "when": f"has(args.command) && args.command.matches({cel_string(NESTED_OR_BACKGROUND)})",
+            "reason": "Claude Code never auto-approves a command with a nested command or a background `&`",
+        },
+        first.located.loc(("permissions", "allow")),
+    )
 
 
 # ---- mode

@@ -27,6 +27,7 @@ Anything Codex rejects is an import error.
 from __future__ import annotations
 
 import ast
+import json
 import itertools
 import os
 import re
@@ -48,6 +49,28 @@ NETWORK_DECISIONS = {"allow": "allow", "prompt": "ask", "deny": "deny", "forbidd
 _HOST = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\]")
 MAX_EXPANSIONS = 256
 _PLAIN_TOKEN = re.compile(r"[A-Za-z0-9_./=@%+,-]+")
+# Codex approves a shell script by its allow rules only when the script is *plain*: commands of
+# bare or quoted words (no expansion, assignment, glob, redirection, comment) joined by `&&`,
+# `||`, `;`, `|` or newlines (recorded with Codex 0.169: tests/cases/vendor/codex.yaml). Anything
+# else is checked as one `bash -lc` argv, which an allow rule on the program never matches.
+_PROGRAM = r"[A-Za-z0-9_./@%+,:~-]+"
+_ARG = r"(?:[A-Za-z0-9_./@%+,:~=-]|'[^'\n]*'|\"[^\"$`\\\n]*\")+"
+_COMMAND = _PROGRAM + r"(?:[ \t]+" + _ARG + r")*"
+PLAIN_SCRIPT = r"^[ \t]*" + _COMMAND + r"(?:[ \t]*(?:&&|\|\||;|\||\n)[ \t\n]*" + _COMMAND + r")*[ \t]*$"
+PLAIN_WHEN = (
+    '!has(args.command) || json(args.command).startsWith("[") || args.command.matches('
+    + json.dumps(PLAIN_SCRIPT)
+    + ")"
+)
+# A `sh -c SCRIPT` command is the argv [sh, -c, SCRIPT] to Codex: only a rule on the shell covers it
+# (toolpolicy would look inside the script), so an allow on another program does not.
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
+_WRAPPED = r"(?:^|[;&|\n])[ \t\n]*(?:\S*/)?(?:ba|da|k|z)?sh[ \t]+-[A-Za-z]*c(?:[ \t]|$)"
+NO_SHELL_WRAPPER_WHEN = (
+    '!has(args.command) || json(args.command).startsWith("[") || !args.command.matches('
+    + json.dumps(_WRAPPED)
+    + ")"
+)
 _PLAIN_PROGRAM = re.compile(r"[A-Za-z0-9_.+-]+")
 # Programs whose examples the native engine decides differently on purpose (SPEC 3 wrappers).
 _UNCERTAIN_PROGRAMS = frozenset(
@@ -435,10 +458,18 @@ def emit_rule(builder: DocBuilder, loc: Location, program: Program, rule: Prefix
                 "decision": DECISIONS[rule.decision],
                 "match": unique if len(unique) > 1 else unique[0],
                 "priority": priority or None,
+                "when": _allow_when(rule) if rule.decision == "allow" else None,
                 "reason": rule.justification,
             },
             loc,
         )
+
+
+def _allow_when(rule: PrefixRule) -> str:
+    """What else an allow needs: a plain script, and no shell wrapper unless the rule is on a shell."""
+    if any(os.path.basename(p[0]) in SHELLS for p in rule.patterns):
+        return PLAIN_WHEN
+    return f"({PLAIN_WHEN}) && ({NO_SHELL_WRAPPER_WHEN})"
 
 
 def emit_network_rule(builder: DocBuilder, loc: Location, rule: NetworkRule) -> None:
