@@ -156,5 +156,7 @@ def next_steps(fmt: str, output: str | None) -> list[str]:
         command = {"type": "command", "command": hook_command(fmt, Path(target)), "onFailure": "block"}
         http = {"type": "http", "url": DEFAULT_SERVE_URL.format(protocol=fmt), "onFailure": "block"}
         lines.append(f"  it registers: {json.dumps({'matcher': '*', 'hooks': [command]})}")
-        lines.append(f"  or, with --http (for `policy serve`): {json.dumps({'matcher': '*', 'hooks': [http]})}")
+        lines.append(
+            f"  or, with --http (for `policy serve`): {json.dumps({'matcher': '*', 'hooks': [http]})}"
+        )
     return lines

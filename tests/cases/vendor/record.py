@@ -32,6 +32,7 @@ import os
 import re
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -146,7 +147,11 @@ def run_codex(rules: str, command: str) -> dict[str, Any]:
     return {"outcome": "ran", "evidence": never[:EVIDENCE_CHARS]}
 
 
-RUNNERS = {"claude-code": run_claude, "gemini": run_gemini, "codex": run_codex}
+RUNNERS: dict[str, Callable[[Any, str], dict[str, Any]]] = {
+    "claude-code": run_claude,
+    "gemini": run_gemini,
+    "codex": run_codex,
+}
 
 
 # ---- recording ---------------------------------------------------------------------------------------
@@ -174,11 +179,13 @@ def record(agent: str, only: str | None, jobs: int) -> int:
         if only in (None, s["id"])
         for command in s["commands"]
     ]
-    runner = RUNNERS[agent]
+    runner: Callable[[Any, str], dict[str, Any]] = RUNNERS[agent]
     started = time.time()
     failures = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(runner, rules, command): (set_id, command) for set_id, rules, command in todo}
+        futures: dict[concurrent.futures.Future[dict[str, Any]], tuple[str, str]] = {
+            pool.submit(runner, rules, command): (set_id, command) for set_id, rules, command in todo
+        }
         for future in concurrent.futures.as_completed(futures):
             set_id, command = futures[future]
             try:
@@ -202,6 +209,97 @@ def record(agent: str, only: str | None, jobs: int) -> int:
     out_path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     print(f"{agent}: {len(todo)} pairs in {time.time() - started:.0f} s, {failures} failed -> {out_path}")
     return 1 if failures else 0
+
+
+# ---- which hook answers block (the table in docs/agents.md) ---------------------------------------------
+HOOK_ANSWERS = {
+    "exit 0, no output": "cat >/dev/null; exit 0",
+    "exit 2, reason on stderr": "cat >/dev/null; echo reason-x >&2; exit 2",
+    "exit 2, empty stderr": "cat >/dev/null; exit 2",
+    "exit 1": "cat >/dev/null; echo crash >&2; exit 1",
+    "stdout not JSON": "cat >/dev/null; echo not-json",
+    "command missing": "@WORK@/no-such-hook",
+    "past the hook timeout": "cat >/dev/null; sleep 8; exit 2",
+}
+JSON_ANSWERS = {
+    "claude": {
+        "JSON deny with a reason": {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": "nope",
+            }
+        },
+        "JSON deny, an unknown field": {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": "nope",
+                "extra": 1,
+            }
+        },
+        "JSON ask": {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "ask",
+                "permissionDecisionReason": "hm",
+            }
+        },
+        "JSON invalid decision": {
+            "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "maybe"}
+        },
+    },
+    "gemini": {
+        "JSON deny with a reason": {"decision": "deny", "reason": "nope"},
+        "JSON deny, an unknown field": {"decision": "deny", "reason": "nope", "extra": 1},
+        "JSON ask": {"decision": "ask", "reason": "hm"},
+        "JSON invalid decision": {"decision": "maybe"},
+    },
+}
+JSON_ANSWERS["codex"] = {
+    **JSON_ANSWERS["claude"],
+    "JSON deny without a reason": {
+        "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}
+    },
+}
+# (agent, column, options): modes where the agent itself runs `touch`, so only the hook can stop it
+COLUMNS: list[tuple[str, str, dict[str, Any]]] = [
+    ("claude", "claude", {"permission_mode": "acceptEdits"}),
+    ("claude", "claude+onFailure:block", {"permission_mode": "acceptEdits", "on_failure": "block"}),
+    ("gemini", "gemini", {"permission_mode": "yolo"}),
+    ("codex", "codex", {}),
+]
+
+
+def blocking() -> int:
+    """Run each kind of hook answer through each real CLI; write recorded/blocking.json."""
+    import shlex
+
+    table: dict[str, dict[str, str]] = {}
+    versions = {}
+    for agent, column, options in COLUMNS:
+        answers = dict(HOOK_ANSWERS)
+        answers.update(
+            {k: "cat >/dev/null; echo " + shlex.quote(json.dumps(v)) for k, v in JSON_ANSWERS[agent].items()}
+        )
+        for label, command in answers.items():
+            result = harness.run_scenario(
+                command,
+                agent=agent,
+                bash="touch MARKER_FILE",
+                timeout=RUN_TIMEOUT,
+                hook_timeout=2 if "timeout" in label else None,
+                **options,
+            )
+            versions[agent] = result["cc_version"]
+            seen = "hangs" if result["timed_out"] else ("runs" if result["ran"] else "blocks")
+            table.setdefault(label, {})[column] = seen
+            print(f"{column:24} {label:30} {seen}", flush=True)
+    out = {"clis": versions, "answers": table}
+    path = HERE / "recorded" / "blocking.json"
+    path.write_text(json.dumps(out, indent=1) + "\n")
+    print(f"-> {path}")
+    return 0
 
 
 def codex_schemas() -> int:
@@ -235,9 +333,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", dest="only", default=None, help="re-record one rule set only")
     parser.add_argument("--jobs", type=int, default=2, help="agent runs at a time (default 2)")
     parser.add_argument("--codex-schemas", action="store_true", help="re-extract Codex's hook schemas")
+    parser.add_argument(
+        "--blocking", action="store_true", help="record which hook answers block (docs table)"
+    )
     args = parser.parse_args(argv)
     if args.codex_schemas:
         return codex_schemas()
+    if args.blocking:
+        return blocking()
     os.environ.setdefault("TOOLPOLICY_NO_CACHE", "1")
     status = 0
     for agent in AGENTS if args.agent == "all" else (args.agent,):

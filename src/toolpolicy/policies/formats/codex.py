@@ -27,8 +27,8 @@ Anything Codex rejects is an import error.
 from __future__ import annotations
 
 import ast
-import json
 import itertools
+import json
 import os
 import re
 import shlex

@@ -229,7 +229,10 @@ def _emit(builder: DocBuilder, rule: _Rule, priority: int) -> None:
 def _starts_wrapped(rule: _Rule) -> bool:
     """Whether the rule's own prefix or regex starts with a shell wrapper (it then may allow one)."""
     texts = rule.data.get("commandPrefix") or rule.data.get("commandRegex") or []
-    return any(isinstance(t, str) and re.match(_WRAPPED_START, t) for t in ([texts] if isinstance(texts, str) else texts))
+    return any(
+        isinstance(t, str) and re.match(_WRAPPED_START, t)
+        for t in ([texts] if isinstance(texts, str) else texts)
+    )
 
 
 class _Warner:
@@ -456,7 +459,9 @@ def _regex_groups(
     )
     whole = f"args != null && stable_json(args).matches({cel_string(pattern)})"
     if rule.decision == "allow":
-        return [(tools, [whole, f"has(args.command) && !args.command.matches({cel_string(SHELL_OPERATORS)})"])]
+        return [
+            (tools, [whole, f"has(args.command) && !args.command.matches({cel_string(SHELL_OPERATORS)})"])
+        ]
     # Gemini applies a deny or ask regex to each part of a compound command too: search the
     # command text anywhere (wider than each part's start, which is the safe side for deny and ask)
     body = pattern[len(COMMAND_KEY) :] if pattern.startswith(COMMAND_KEY) else None
