@@ -1,5 +1,5 @@
 """`policy hook PROTOCOL --policy P`: be an agent's hook command (Claude Code, docker-agent, Gemini CLI,
-agent-code), reading its hook JSON on stdin and answering in its exact contract.
+agent-code, Codex CLI), reading its hook JSON on stdin and answering in its exact contract.
 
 The agent runs this once per tool call, so the path is kept light: the adapter modules, the
 compiled-policy cache and the engine are imported only when needed. Whatever happens (bad stdin,
