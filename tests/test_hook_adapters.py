@@ -57,6 +57,14 @@ permissions:
   deny: ["shell(sudo *)"]
   allow: ["shell(git status)", "list_files"]
 """
+CODEX_POLICY = """\
+version: 1
+profile: codex
+default: ask
+permissions:
+  deny: ["shell(sudo *)"]
+  allow: ["shell(git status)"]
+"""
 REDACT_POLICY = """\
 version: 1
 profile: {profile}
@@ -74,12 +82,14 @@ SHELL = {
     "docker-agent": ("shell", "cmd", "pre_tool_use"),
     "gemini": ("run_shell_command", "command", "BeforeTool"),
     "agent-code": ("Bash", "command", None),
+    "codex": ("Bash", "command", "PreToolUse"),
 }
 PROFILE = {
     "claude-code": "claude-code",
     "docker-agent": "docker-agent",
     "gemini": "gemini",
     "agent-code": "claude-code",
+    "codex": "codex",
 }
 
 
@@ -91,6 +101,7 @@ def policies(tmp_path: Path) -> dict[str, Path]:
         "agent-code": CLAUDE_POLICY,
         "gemini": GEMINI_POLICY,
         "docker-agent": DOCKER_POLICY,
+        "codex": CODEX_POLICY,
         "garbage": "permissions: [\n",
         "invalid": "version: 1\ndefault: maybe\n",
     }
@@ -389,13 +400,24 @@ def test_agent_code_other_events_are_let_through_with_a_warning(policies) -> Non
 # -- every protocol: unsupported events, bad input, broken policies, internal errors ------------------
 @pytest.mark.parametrize(
     ("protocol", "event"),
-    [("claude-code", "PostToolUse"), ("docker-agent", "post_tool_use"), ("gemini", "AfterTool")],
+    [("docker-agent", "post_tool_use"), ("gemini", "AfterTool")],
 )
 def test_unsupported_events_exit_1_without_blocking(policies, protocol, event) -> None:
     text = shell_input(protocol, "sudo ls", hook_event_name=event)
     result = handle(protocol, text, factory(policies[protocol]))
     assert (result.exit_code, result.stdout) == (1, "")
     assert event in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("protocol", "event"),
+    [("claude-code", "PostToolUse"), ("claude-code", "Stop"), ("codex", "SessionStart")],
+)
+def test_unknown_events_block_in_claude_code_and_codex(policies, protocol, event) -> None:
+    text = shell_input(protocol, "ls", hook_event_name=event)
+    result = handle(protocol, text, factory(policies[protocol]))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert event in result.stderr and result.stderr.startswith("toolpolicy: ")
 
 
 BAD_TEXT = {

@@ -9,7 +9,7 @@ import pytest
 
 from toolpolicy import Engine, PolicyError, load_policy
 from toolpolicy.policies.formats import import_document
-from toolpolicy.policies.formats.codex import token_expressions
+from toolpolicy.policies.formats.codex import PLAIN_WHEN, token_expressions
 
 RULES = """\
 # read-only git is fine
@@ -58,6 +58,7 @@ def test_rules_and_tests() -> None:
     result = _import(_rules())
     rules = result.document["rules"]
     home = os.path.expanduser("~/bin/git")
+    assert PLAIN_WHEN in rules[0].pop("when")  # Codex approves plain scripts only
     assert rules[0] == {
         "decision": "allow",
         "match": [

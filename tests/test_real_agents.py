@@ -54,10 +54,17 @@ def _install(agent: str) -> ModuleType:
     if missing:
         pytest.skip(f"the real-agent tests need node and npm; not on PATH: {', '.join(missing)}")
     harness = _load_harness()
-    version = harness.DEFAULT_VERSION if agent == "claude" else harness.GEMINI_DEFAULT_VERSION
+    versions = {
+        "claude": harness.DEFAULT_VERSION,
+        "gemini": harness.GEMINI_DEFAULT_VERSION,
+        "codex": harness.CODEX_DEFAULT_VERSION,
+    }
+    version = versions[agent]
     try:
         if agent == "claude":
             harness.ensure_claude(None, version, log=io.StringIO())
+        elif agent == "codex":
+            harness.ensure_codex(None, version)
         else:
             harness.ensure_gemini(None, version)
     except SystemExit as exc:  # the harness reports a failed npm install this way
@@ -75,6 +82,11 @@ def claude() -> ModuleType:
 @pytest.fixture(scope="module")
 def gemini() -> ModuleType:
     return _install("gemini")
+
+
+@pytest.fixture(scope="module")
+def codex() -> ModuleType:
+    return _install("codex")
 
 
 def _hook(protocol: str, policy: Path, *extra: str) -> str:
@@ -222,3 +234,201 @@ def test_gemini_garbage_policy_fails_closed(gemini, tmp_path) -> None:
     )
     assert result["ran"] is False and result["tool_result_error"] is True
     assert "toolpolicy: the policy failed to load" in result["tool_result_text"]
+
+
+# -- Codex CLI --------------------------------------------------------------------------------------
+CODEX_POLICY = """\
+version: 1
+profile: codex
+default: ask
+permissions:
+  deny: ["shell(touch DENIED*)"]
+  allow: ["shell(touch ALLOWED*)"]
+"""
+CODEX_POST_POLICY = """\
+version: 1
+profile: codex
+default: allow
+hooks:
+  post_tool_use:
+    - matcher: shell
+      hooks: [{type: builtin, builtin: redact_secrets}]
+"""
+
+
+def _with_vendor_runs(harness: ModuleType) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "toolpolicy_tests_vendor_runs", HARNESS.parent / "vendor_runs.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.register(harness)
+
+
+def test_codex_denied_command_never_runs(codex, tmp_path) -> None:
+    policy = _write(tmp_path, "policy.yaml", CODEX_POLICY)
+    # danger-full-access: Codex itself runs anything; only the hook's deny stops it
+    result = _run(codex, agent="codex", hook_command=_hook("codex", policy), bash="touch DENIED_FILE")
+    assert result["ran"] is False and result["tool_result_error"] is True
+    assert result["tool_result_text"].startswith(
+        "Command blocked by PreToolUse hook: denied by rule `permissions.deny[0]` (`shell(touch DENIED*)`)"
+    )
+
+
+def test_codex_allowed_command_runs(codex, tmp_path) -> None:
+    policy = _write(tmp_path, "policy.yaml", CODEX_POLICY)
+    result = _run(codex, agent="codex", hook_command=_hook("codex", policy), bash="touch ALLOWED_FILE")
+    assert result["ran"] is True and result["tool_result_error"] is False
+    assert result["hook_payload"]["tool_name"] == "Bash"
+
+
+def test_codex_ask_blocks_because_codex_hooks_cannot_ask(codex, tmp_path) -> None:
+    policy = _write(tmp_path, "policy.yaml", CODEX_POLICY)
+    result = _run(codex, agent="codex", hook_command=_hook("codex", policy), bash="touch OTHER_FILE")
+    assert result["ran"] is False
+    assert "needs approval (Codex hooks cannot ask" in result["tool_result_text"]
+
+
+def test_codex_garbage_policy_fails_closed(codex, tmp_path) -> None:
+    policy = _write(tmp_path, "policy.yaml", "permissions: [\n  - {{{\n")
+    result = _run(codex, agent="codex", hook_command=_hook("codex", policy), bash="touch ALLOWED_FILE")
+    assert result["ran"] is False
+    assert "toolpolicy: the policy failed to load" in result["tool_result_text"]
+
+
+def test_codex_runs_the_rewritten_input(codex, tmp_path) -> None:
+    policy = _write(tmp_path, "policy.yaml", REDACT_POLICY.format(profile="codex", tool="shell"))
+    result = _run(
+        codex,
+        agent="codex",
+        hook_command=_hook("codex", policy),
+        bash=f"touch {SECRET}",
+        marker="[REDACTED]",
+        keep=True,
+    )
+    project = Path(result["work_dir"]) / "proj"
+    try:
+        assert result["ran"] is True and not (project / SECRET).exists()
+    finally:
+        shutil.rmtree(result["work_dir"], ignore_errors=True)
+
+
+@pytest.mark.parametrize(("command", "ran"), [("touch ALLOWED_FILE", True), ("touch DENIED_FILE", False)])
+def test_codex_permission_request(codex, tmp_path, command, ran) -> None:
+    policy = _write(tmp_path, "policy.yaml", CODEX_POLICY)
+    # approve-for-me: the fake model asks for escalation and Codex's reviewer (the fake model) denies,
+    # so the command runs only when the hook's PermissionRequest answer approves it
+    result = _run(
+        codex,
+        agent="codex",
+        hook_command=_hook("codex", policy),
+        bash=command,
+        hook_event="PermissionRequest",
+        permission_mode="approve-for-me",
+    )
+    assert result["ran"] is ran
+    if not ran:
+        assert 'Rejected(\\"denied by rule `permissions.deny[0]`' in result["tool_result_text"]
+
+
+def test_codex_post_tool_use_withholds_a_secret_from_the_model(codex, tmp_path) -> None:
+    policy = _write(tmp_path, "policy.yaml", CODEX_POST_POLICY)
+    harness = _with_vendor_runs(codex)
+    result = _run(harness, agent="codex-post", hook_command=_hook("codex", policy), bash=f"echo {SECRET}")
+    assert result["ran"] is True  # the command ran (PostToolUse fired) ...
+    assert SECRET not in result["tool_result_text"]  # ... but the model never saw its output
+    assert result["tool_result_text"].startswith("toolpolicy withheld this output")
+
+
+def test_codex_lets_a_missing_hook_command_through(codex, tmp_path) -> None:
+    # Codex's own behaviour, recorded here so a change shows up: a hook that cannot start fails OPEN.
+    # This is why docs/agents.md says to use absolute paths and to run `policy doctor codex`.
+    result = _run(codex, agent="codex", hook_command=str(tmp_path / "no-such-policy"), bash="touch SOME_FILE")
+    assert result["ran"] is True
+
+
+# -- policy install + policy doctor, with each real agent --------------------------------------------
+INSTALL_POLICIES = {
+    "claude": ("claude-code", CLAUDE_POLICY, "--project .", "acceptEdits"),
+    "codex": ("codex", CODEX_POLICY, "--user", None),
+    "gemini": ("gemini", GEMINI_POLICY, "--project .", "yolo"),
+}
+
+
+@pytest.mark.parametrize("agent", sorted(INSTALL_POLICIES))
+def test_policy_install_registers_a_hook_the_agent_obeys(agent, tmp_path) -> None:
+    harness = _with_vendor_runs(_install(agent))
+    name, text, scope, mode = INSTALL_POLICIES[agent]
+    policy = _write(tmp_path, "policy.yaml", text)
+    script = (
+        f"{shlex.quote(_policy_script())} install {name} {scope} --policy {shlex.quote(str(policy))} &&\n"
+        f'{shlex.quote(_policy_script())} doctor {name} {scope} > "$0.doctor" 2>&1\n'
+    )
+    kwargs: dict[str, Any] = {"permission_mode": mode} if mode else {}
+    result = _run(
+        harness,
+        agent=f"{agent}-installed",
+        bash="touch DENIED_FILE",
+        extra_files={"vendor/install.sh": script},
+        keep=True,
+        **kwargs,
+    )
+    try:
+        doctor = (Path(result["work_dir"]) / "vendor" / "install.sh.doctor").read_text()
+        assert result["ran"] is False, result  # the installed hook ran and its deny held
+        assert "denied by rule `permissions.deny[0]`" in result["tool_result_text"]
+        assert "FAIL" not in doctor and "0 failed" in doctor, doctor
+        if agent == "codex":
+            assert "trusted by hash" in doctor
+    finally:
+        shutil.rmtree(result["work_dir"], ignore_errors=True)
+
+
+# -- Claude Code onFailure: "block" (what `policy install claude-code` writes) ----------------------------
+SLOW_POLICY = """\
+version: 1
+profile: claude-code
+default: allow
+hooks:
+  tool_guard:
+    - hooks: [{type: command, command: "sleep 20", timeout: 30}]
+"""
+
+
+def test_claude_code_on_failure_block_allow_still_runs(claude, tmp_path) -> None:
+    policy = _write(tmp_path, "policy.yaml", CLAUDE_POLICY)
+    result = _run(
+        claude, hook_command=_hook("claude-code", policy), bash="touch ALLOWED_FILE", on_failure="block"
+    )
+    assert result["ran"] is True
+
+
+def test_claude_code_on_failure_block_blocks_a_hook_that_cannot_start(claude, tmp_path) -> None:
+    policy = _write(tmp_path, "policy.yaml", CLAUDE_POLICY)
+    missing = shlex.join(
+        [str(tmp_path / "no-such-venv" / "policy"), "hook", "claude-code", "--policy", str(policy)]
+    )
+    result = _run(
+        claude,
+        hook_command=missing,
+        bash="touch ALLOWED_FILE",
+        on_failure="block",
+        permission_mode="acceptEdits",
+    )
+    assert result["ran"] is False
+    assert 'blocking because onFailure is "block"' in result["tool_result_text"]
+
+
+def test_claude_code_on_failure_block_blocks_a_hook_past_its_timeout(claude, tmp_path) -> None:
+    policy = _write(tmp_path, "policy.yaml", SLOW_POLICY)
+    result = _run(
+        claude,
+        hook_command=_hook("claude-code", policy),
+        bash="touch SOME_FILE",
+        on_failure="block",
+        hook_timeout=2,
+        permission_mode="acceptEdits",
+    )
+    assert result["ran"] is False
+    assert 'timed out; blocking because onFailure is "block"' in result["tool_result_text"]

@@ -27,6 +27,7 @@ PROTOCOLS: dict[str, str] = {
     "cursor": "cursor",
     "copilot": "copilot",
     "cline": "cline",
+    "codex": "codex",
 }
 
 __all__ = (

@@ -15,7 +15,9 @@ Answers:
   so `exit_2` does not apply.
 * Any failure (bad input, a policy that does not load, an internal error): PreToolUse (or an
   unreadable event) -> exit 2 + the reason on stderr; PermissionRequest -> a JSON deny.
-* Another event -> exit 1 (a non-blocking error in Claude Code) with a message on stderr.
+* Another event -> exit 2 with a message on stderr: Claude Code's blocking answer on every event
+  that can block (a hook registered where it decides nothing is a set-up error; it must not
+  pass silently).
 
 `--mode auto` maps `permission_mode`: bypassPermissions -> yolo, dontAsk -> non_interactive,
 acceptEdits -> auto_edit, default/plan/auto -> default (Claude Code enforces plan mode itself).
@@ -66,7 +68,7 @@ def handle(
         event = optional_str(data, "hook_event_name") or "PreToolUse"
         seen["event"] = event
         if event not in EVENTS:
-            return unsupported_event(PROTOCOL, event, EVENTS)
+            return unsupported_event(PROTOCOL, event, EVENTS, exit_code=2)
         permission_mode = optional_str(data, "permission_mode")
         call = read_call(data, PROTOCOL, opts, permission_mode=permission_mode)
         decision = decide(engine_factory, call, _mode(opts.mode, permission_mode))

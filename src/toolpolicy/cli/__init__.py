@@ -25,6 +25,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("schema_cmd", "schema_command"),
     "compile": ("compile_cmd", "compile_command"),
     "bench": ("compile_cmd", "bench_command"),
+    "install": ("install_cmd", "install_command"),
+    "doctor": ("install_cmd", "doctor_command"),
 }
 
 

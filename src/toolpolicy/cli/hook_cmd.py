@@ -1,5 +1,5 @@
 """`policy hook PROTOCOL --policy P`: be an agent's hook command (Claude Code, docker-agent, Gemini CLI,
-agent-code), reading its hook JSON on stdin and answering in its exact contract.
+agent-code, Codex CLI), reading its hook JSON on stdin and answering in its exact contract.
 
 The agent runs this once per tool call, so the path is kept light: the adapter modules, the
 compiled-policy cache and the engine are imported only when needed. Whatever happens (bad stdin,
@@ -18,7 +18,7 @@ import click
 
 from .common import FORMAT_CHOICES
 
-PROTOCOL_CHOICES = ["claude-code", "docker-agent", "gemini", "agent-code"]
+PROTOCOL_CHOICES = ["claude-code", "docker-agent", "gemini", "agent-code", "codex"]
 PROTOCOL_CHOICES += ["cursor", "copilot", "cline"]
 MODE_CHOICES = ["default", "yolo", "non_interactive", "auto_edit", "auto"]
 MAX_INPUT_BYTES = 16 * 1024 * 1024
@@ -113,8 +113,8 @@ def run_hook(protocol: str, stream: BinaryIO, factory: Any, options: Any) -> Any
 @click.option(
     "--ask-allows",
     is_flag=True,
-    help="agent-code, cline, cursor (file reads, preToolUse): let an `ask` through to the agent's own "
-    "permission check (default: veto)",
+    help="agent-code, codex, cline, cursor (file reads, preToolUse): let an `ask` through to the agent's "
+    "own permission check (default: veto)",
 )
 @click.option("--tool", default=None, help="agent-code: the tool name if $AGENT_CODE_HOOK_TOOL is not set")
 @click.option("--no-hooks", is_flag=True, help="skip the policy's own hooks (rules, hints and default only)")
@@ -142,7 +142,7 @@ def hook_command(
     log_path: str | None,
     no_cache: bool,
 ) -> None:
-    """Answer an agent's tool-call hook: PROTOCOL is one of the choices above (claude-code, cursor, ...).
+    """Answer an agent's tool-call hook: PROTOCOL names the agent (one of the choices above).
 
     Reads the agent's hook JSON on stdin, decides the call against the policy and prints the
     agent's own answer (JSON and/or exit code). Fails closed: any error denies the call.

@@ -136,3 +136,28 @@ def import_command(fmt: str, path: str, output: str | None) -> None:
         click.echo(f"wrote {output}", err=True)
     else:
         sys.stdout.write(text)
+    for line in next_steps(fmt, output):
+        click.echo(line, err=True)
+
+
+def next_steps(fmt: str, output: str | None) -> list[str]:
+    """How to enforce the imported policy with the agent it came from (printed on stderr)."""
+    import json
+    import os
+    from pathlib import Path
+
+    from ..install import DEFAULT_SERVE_URL, INSTALLERS
+    from ..install._common import hook_command
+
+    if fmt not in INSTALLERS:
+        return []
+    target = os.path.abspath(output) if output else "/abs/path/policy.yaml"
+    lines = [f"next: enforce it with `policy install {fmt} --policy {target}` (then `policy doctor {fmt}`)"]
+    if fmt == "claude-code":
+        command = {"type": "command", "command": hook_command(fmt, Path(target)), "onFailure": "block"}
+        http = {"type": "http", "url": DEFAULT_SERVE_URL.format(protocol=fmt), "onFailure": "block"}
+        lines.append(f"  it registers: {json.dumps({'matcher': '*', 'hooks': [command]})}")
+        lines.append(
+            f"  or, with --http (for `policy serve`): {json.dumps({'matcher': '*', 'hooks': [http]})}"
+        )
+    return lines

@@ -94,7 +94,7 @@ _GEMINI_TOOLS: dict[str, dict[str, Any]] = {
 _CODEX_TOOLS: dict[str, dict[str, Any]] = {
     "shell": _shell("command", aliases={"cmd": "command"}, args=("workdir", "timeout")),
     "exec": _shell("command", aliases={"cmd": "command"}, args=("workdir",)),
-    "apply_patch": _generic("input"),
+    "apply_patch": {**_generic("input", args=("command",)), "aliases": {"command": "input"}},
 }
 
 # Cursor agent tools as its hooks name them (`preToolUse` tool_name; beforeShellExecution -> Shell,
@@ -160,7 +160,9 @@ PROFILES: dict[str, Profile] = {
         write_tool="Edit",
     ),
     "gemini": Profile("gemini", _GEMINI_TOOLS, write_tool="write_file"),
-    "codex": Profile("codex", _CODEX_TOOLS),
+    # Codex's hooks name the shell tool `Bash` (its `command` is a string) and send a patch as
+    # `apply_patch` with the patch text in `command`.
+    "codex": Profile("codex", _CODEX_TOOLS, tool_aliases={"Bash": "shell"}),
     "cursor": Profile(
         "cursor", _CURSOR_TOOLS, covers={"Write": ("Edit", "StrReplace", "Delete")}, write_tool="Write"
     ),

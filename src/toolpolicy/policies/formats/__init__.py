@@ -10,7 +10,7 @@ carried over, and `origins` (native path -> `file:line`) for comments in `policy
 | `claude-code`  | `settings.json` (permissions, hooks)  | `claude_code.import_claude`       |
 | `docker-agent` | agent YAML (permissions, agent hooks) | `docker_agent.import_docker_agent`|
 | `gemini`       | policy TOML (`[[rule]]`)              | `gemini.import_gemini`            |
-| `codex`        | `.rules` (`prefix_rule(...)`)         | `codex.import_codex`              |
+| `codex`        | `.rules`, `config.toml`, `requirements.toml`, `hooks.json` | `codex_config.import_codex` |
 | `agent-code`   | settings TOML (`[[hooks]]`)           | `agent_code.import_agent_code`    |
 | `cursor`       | CLI `permissions`, `permissions.json` | `cursor.import_cursor`            |
 | `copilot`      | `--allow-tool`/`--deny-tool`, config  | `copilot.import_copilot`          |
@@ -73,7 +73,7 @@ def importer(fmt: str) -> Callable[..., ImportResult]:
 
         return import_gemini
     if fmt == "codex":
-        from .codex import import_codex
+        from .codex_config import import_codex
 
         return import_codex
     if fmt == "agent-code":
@@ -137,7 +137,7 @@ def detect_format(path: str | os.PathLike[str] | None, text: str) -> str:
     """
     name = os.path.basename(os.fspath(path)).lower() if path is not None else ""
     ext = os.path.splitext(name)[1]
-    if ext in (".rules", ".codexpolicy"):
+    if ext in (".rules", ".codexpolicy") or _codex_layer_file(path, name):
         return "codex"
     if ext == ".json" or name in _CLAUDE_NAMES:
         return _detect_json(text)
@@ -146,6 +146,15 @@ def detect_format(path: str | os.PathLike[str] | None, text: str) -> str:
     if ext in (".yaml", ".yml"):
         return _detect_yaml(text)
     return _sniff(text)
+
+
+def _codex_layer_file(path: str | os.PathLike[str] | None, name: str) -> bool:
+    """A Codex config layer's `config.toml`, `hooks.json` (under `.codex/`) or `requirements.toml`."""
+    if path is None:
+        return False
+    parent = os.path.basename(os.path.dirname(os.path.abspath(os.fspath(path))))
+    in_layer = parent in (".codex", "codex")  # ~/.codex, <repo>/.codex, /etc/codex
+    return (name == "requirements.toml" and in_layer) or (in_layer and name in ("config.toml", "hooks.json"))
 
 
 def _detect_json(text: str) -> str:
@@ -175,6 +184,8 @@ def _detect_toml(text: str) -> str:
     if not data or isinstance(data.get("rule"), list) or "safety_checker" in data:
         return "gemini"  # an empty Gemini policy is valid, an empty native one is not
     hooks = data.get("hooks")
+    if isinstance(hooks, dict) or {"approval_policy", "sandbox_mode", "model_provider"} & set(data):
+        return "codex"  # a Codex config.toml (agent-code's hooks are an array of tables)
     perms = data.get("permissions")
     if isinstance(hooks, list) or (isinstance(perms, dict) and ({"default_mode", "rules"} & set(perms))):
         return "agent-code"

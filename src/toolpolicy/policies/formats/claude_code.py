@@ -18,7 +18,14 @@ Reproduces Claude Code's decisions with profile `claude-code` (research: claude-
 * `hooks.<Event>` groups become native hook groups. Claude's matcher (an `A|B`/`A, B` list of exact
   names, `*`/empty for all, else an unanchored JavaScript regex) is rewritten as an anchored regex.
   `command` -> command hooks (Claude's default timeouts made explicit), `prompt`/`agent` -> model
-  hooks; `http` and `mcp_tool` handlers are not supported (warned and dropped).
+  hooks; `http` and `mcp_tool` handlers are not supported (warned and dropped). A hook that is
+  toolpolicy itself (`policy hook ...`, or an http hook to `policy serve`) is left out.
+* `autoMode` (`allow`, `soft_deny`, `hard_deny`, `environment`: prose rules for Claude's auto-mode
+  classifier; ignored in shared project settings, as Claude Code does): with `defaultMode: auto` they
+  steer a `type: model` judge (a `pre_tool_use` hook, so it sees only calls no rule decided, like
+  the classifier): hard deny -> deny, soft deny without an allow exception -> ask, else allow.
+  Whatever a `hard_deny` entry states exactly (a permission rule, a backticked command, path or
+  domain) is also a deterministic deny rule, in every mode.
 
 Several settings files merge in Claude's scope order with `merge_claude_settings` (or
 `import_claude_layers`, which keeps each file's locations).
@@ -40,6 +47,7 @@ from ._common import (
     ImportResult,
     Located,
     anchored_exact,
+    cel_string,
     load_json,
     matcher_problem,
     parse_error,
@@ -79,6 +87,14 @@ TOOL_EVENTS = frozenset(
 MATCHERLESS_EVENTS = frozenset({"UserPromptSubmit", "Stop", "PostToolBatch", "MessageDisplay", "CwdChanged"})
 DEFAULT_TIMEOUTS = {"command": 600.0, "prompt": 30.0, "agent": 60.0}
 DEFAULT_MODEL = "anthropic/claude-haiku-4-5"
+AUTO_MODE_KEYS = ("environment", "hard_deny", "soft_deny", "allow")
+AUTO_MODE_JUDGE_TIMEOUT = 30.0
+_OWN_HOOK_RE = re.compile(r"(?:^|[\s/])(?:policy|toolpolicy)\s+hook\b")
+_BACKTICK_RE = re.compile(r"`([^`\n]{1,300})`")
+_COMMAND_SPAN_RE = re.compile(r"[a-z][a-z0-9_.+-]*(?: [^\s].*)?")
+# `$(`, a backtick, `<(` / `>(`, or an `&` that is neither `&&` nor part of a redirection.
+NESTED_OR_BACKGROUND = r"\$\(|`|[<>]\(|(?:^|[^&<>|])&(?:$|[^&>])"
+_DOMAIN_RE = re.compile(r"(?:\*\.)?(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|ai|co|app|sh|gov|edu|cloud|xyz)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +135,8 @@ def import_claude_layers(layers: list[Layer]) -> ImportResult:
     for layer in ordered:
         _import_permissions(builder, layer)
     _import_mode(builder, ordered)
+    _never_auto_approved(builder, ordered)
+    _import_auto_mode(builder, ordered)
     seen: set[str] = set()
     for layer in ordered:
         _import_hooks(builder, layer, seen)
@@ -352,6 +370,28 @@ def _is_glob(tool: str) -> bool:
     return any(ch in tool for ch in "*?[")
 
 
+def _never_auto_approved(builder: DocBuilder, ordered: list[Layer]) -> None:
+    """Claude Code never lets an allow rule approve a Bash command with a nested command (`$(...)`,
+    backticks, `<(...)`) or a background `&`: it asks. Mirrored as an ask rule (beaten by deny rules,
+    beating allow rules) when a Bash allow rule exists; a bypass-mode import allows them as Claude does."""
+    allows = (builder.document.get("permissions") or {}).get("allow") or []
+    if not any(isinstance(a, str) and (a == "Bash" or a.startswith("Bash(")) for a in allows):
+        return
+    if builder.document.get("default") == "allow":  # bypassPermissions
+        return
+    first = next((layer for layer in ordered if _perm(layer, "allow")), ordered[0])
+    builder.add_rule(
+        {
+            "id": "claude-never-auto-approved",
+            "decision": "ask",
+            "match": "Bash",
+            "when": f"has(args.command) && args.command.matches({cel_string(NESTED_OR_BACKGROUND)})",
+            "reason": "Claude Code never auto-approves a command with a nested command or a background `&`",
+        },
+        first.located.loc(("permissions", "allow")),
+    )
+
+
 # ---- mode
 
 
@@ -368,10 +408,13 @@ def _import_mode(builder: DocBuilder, ordered: list[Layer]) -> None:
     elif mode == "plan":
         _plan(builder, loc)
     elif mode == "auto":
+        if _auto_mode_rules(ordered):
+            return  # the autoMode rules become a model judge (`_import_auto_mode`)
         builder.warn(
-            "`defaultMode: auto` relies on Claude Code's safety classifier; imported as `default`",
+            "`defaultMode: auto` relies on Claude Code's safety classifier and its built-in rules; "
+            "imported as `default`",
             loc,
-            help="add a `model` pre_tool_use hook to judge calls",
+            help="write your rules in `autoMode` to import them as a model judge, or add a `model` pre_tool_use hook",
         )
     else:
         builder.warn(f"unknown `defaultMode` `{mode}`; imported as `default`", loc)
@@ -446,6 +489,184 @@ def _plan(builder: DocBuilder, loc: Location | None) -> None:
             loc,
             code=DIFFERS,
         )
+
+
+# ---- auto mode
+
+
+def _auto_mode_rules(ordered: list[Layer]) -> bool:
+    return any(
+        isinstance(layer.located.data.get("autoMode"), dict) and layer.scope != "project" for layer in ordered
+    )
+
+
+def _import_auto_mode(builder: DocBuilder, ordered: list[Layer]) -> None:
+    """autoMode prose -> deterministic hard denies + (in auto mode) a model judge steered by it."""
+    rules: dict[str, list[tuple[str, Location]]] = {key: [] for key in AUTO_MODE_KEYS}
+    first: Location | None = None
+    for layer in ordered:
+        auto = layer.located.data.get("autoMode")
+        if auto is None:
+            continue
+        loc = layer.located.loc(("autoMode",))
+        if layer.scope == "project":
+            builder.warn(
+                "Claude Code ignores `autoMode` in shared project settings (a repository must not approve "
+                "its own actions); not imported",
+                loc,
+            )
+            continue
+        if not isinstance(auto, dict):
+            builder.warn("`autoMode` is not an object and is ignored", loc)
+            continue
+        first = first or loc
+        for key, value in auto.items():
+            _auto_mode_list(builder, layer, key, value, rules)
+    if first is None:
+        return
+    for text, loc in rules["hard_deny"]:
+        _hard_deny_rule(builder, text, loc)
+    mode, _ = _effective_mode(DocBuilder(), ordered)
+    if mode != "auto":
+        builder.warn(
+            "`autoMode` rules steer Claude Code's classifier only in auto mode; without `defaultMode: auto` "
+            "no judge is imported (the deterministic hard denies are)",
+            first,
+        )
+        return
+    if not any(rules[key] for key in ("hard_deny", "soft_deny", "allow")):
+        return
+    hook = {
+        "type": "model",
+        "model": DEFAULT_MODEL,
+        "prompt": auto_mode_prompt({k: [t for t, _ in v] for k, v in rules.items()}),
+        "schema": "pre_tool_use_decision",
+        "timeout": AUTO_MODE_JUDGE_TIMEOUT,
+    }
+    builder.add_hook_group("pre_tool_use", {"hooks": [hook]}, first)
+    builder.warn(
+        "`autoMode` rules are prose for Claude Code's classifier: imported as the prompt of a model judge "
+        f"(`{DEFAULT_MODEL}`, a `pre_tool_use` hook: it judges calls no rule decided; a failure denies). "
+        "Claude Code's built-in rules and the transcript it reads are not part of it",
+        first,
+        code=DIFFERS,
+    )
+
+
+def _auto_mode_list(
+    builder: DocBuilder, layer: Layer, key: str, value: Any, rules: dict[str, list[tuple[str, Location]]]
+) -> None:
+    loc = layer.located.loc(("autoMode", key))
+    if key not in AUTO_MODE_KEYS:
+        builder.warn(f"`autoMode.{key}` is not imported", loc)
+        return
+    if not isinstance(value, list):
+        builder.warn(f"`autoMode.{key}` is not a list of rules and is ignored", loc)
+        return
+    for i, item in enumerate(value):
+        item_loc = layer.located.loc(("autoMode", key, i))
+        if not isinstance(item, str) or not item.strip():
+            builder.warn(f"`autoMode.{key}[{i}]` is not a rule text; ignored", item_loc)
+        elif item.strip() == "$defaults":
+            builder.warn(
+                f"`$defaults` in `autoMode.{key}` splices in Claude Code's built-in rules, which are not imported",
+                item_loc,
+                code=DIFFERS,
+            )
+        else:
+            rules[key].append((" ".join(item.split()), item_loc))
+
+
+def _hard_deny_rule(builder: DocBuilder, text: str, loc: Location) -> None:
+    """The parts of a hard_deny text a rule states exactly, as one deterministic deny rule."""
+    matches = hard_deny_expressions(text)
+    if not matches:
+        return
+    builder.add_rule(
+        {
+            "decision": "deny",
+            "match": matches if len(matches) > 1 else matches[0],
+            "reason": f"autoMode hard_deny: {text}",
+        },
+        loc,
+    )
+    builder.warn(
+        f"hard_deny `{text}` is also a deterministic deny of {', '.join(f'`{m}`' for m in matches)}",
+        loc,
+        code=DIFFERS,
+    )
+
+
+def hard_deny_expressions(text: str) -> list[str]:
+    """Native deny expressions for what a hard_deny text names exactly: the whole text written as a
+    permission rule, or backticked commands (`Bash(cmd)`, `Bash(cmd *)`), paths (`Read`/`Edit`) and
+    domains (`WebFetch(domain:...)`)."""
+    whole, problem = convert_rule(text, "deny") if _is_rule_text(text) else (None, None)
+    if whole is not None and problem is None:
+        return [whole]
+    out: list[str] = []
+    for span in (m.group(1).strip() for m in _BACKTICK_RE.finditer(text)):
+        if _is_rule_text(span):
+            expr, problem = convert_rule(span, "deny")
+            out += [expr] if expr is not None and problem is None else []
+        elif _DOMAIN_RE.fullmatch(span.lower()):
+            out.append(f"WebFetch(domain:{span.lower()})")
+        elif span.startswith(("/", "~/", "./")) and not re.search(r"[\s()]", span):
+            path = span + "**" if span.endswith("/") else span
+            out += [f"Read({path})", f"Edit({path})"]
+        elif _COMMAND_SPAN_RE.fullmatch(span) and not re.search(r"[()|;&<>$`\\]", span):
+            out += [f"Bash({span})", f"Bash({span} *)"]
+    return list(dict.fromkeys(out))
+
+
+def _is_rule_text(text: str) -> bool:
+    m = _RULE_RE.fullmatch(text.strip())
+    return bool(m and m.group(2) is not None and m.group(1) in _CLAUDE_TOOL_NAMES)
+
+
+_CLAUDE_TOOL_NAMES = frozenset(
+    {
+        "Bash",
+        "Read",
+        "Edit",
+        "Write",
+        "MultiEdit",
+        "NotebookEdit",
+        "Glob",
+        "Grep",
+        "WebFetch",
+        "WebSearch",
+        "Agent",
+        "Task",
+    }
+)
+
+
+def auto_mode_prompt(rules: dict[str, list[str]]) -> str:
+    """The judge's instructions: our wording of the classifier's contract, then the team's rules."""
+
+    def section(title: str, key: str) -> str:
+        items = rules.get(key) or []
+        body = "\n".join(f"- {_template_text(t)}" for t in items) if items else "- (none)"
+        return f"{title}\n{body}"
+
+    return "\n\n".join(
+        [
+            "You review one tool call of a coding agent before it runs, in place of Claude Code's "
+            "auto-mode classifier, using this team's rules.",
+            'Answer "deny" when the call matches a HARD DENY rule: nothing the user or the agent says '
+            'clears those. Answer "ask" when it matches a SOFT DENY rule and no ALLOW exception '
+            'applies: a person may approve it. Otherwise answer "allow". Name the rule in the reason.',
+            section("ENVIRONMENT (what this team trusts):", "environment"),
+            section("HARD DENY:", "hard_deny"),
+            section("SOFT DENY:", "soft_deny"),
+            section("ALLOW (exceptions to SOFT DENY):", "allow"),
+        ]
+    )
+
+
+def _template_text(text: str) -> str:
+    return text.replace("{{", '{{"{{"}}')
 
 
 # ---- hooks
@@ -548,6 +769,9 @@ def _handler(builder: DocBuilder, layer: Layer, event: str, hook: Any, path: tup
         builder.warn("a hook must be an object with a `type`", loc)
         return None
     kind = hook.get("type", "command")
+    if _is_own_hook(hook):
+        builder.warn("this hook is toolpolicy itself (`policy hook` / `policy serve`); not imported", loc)
+        return None
     if kind == "command":
         out = _command_hook(builder, event, hook, loc)
     elif kind in ("prompt", "agent"):
@@ -582,14 +806,27 @@ def _command_hook(builder: DocBuilder, event: str, hook: dict, loc: Location) ->
             code=DIFFERS,
         )
     if event == "PreToolUse":
+        failing = (
+            ""
+            if hook.get("onFailure") == "block"
+            else "Claude Code lets a PreToolUse hook that exits with a code other than 0 or 2, or times out, "
+            'pass (no `onFailure: "block"`); toolpolicy denies the call (fail closed). '
+        )
         builder.warn(
-            "Claude Code lets a PreToolUse hook that exits with a code other than 0 or 2, or times out, pass; "
-            "toolpolicy denies the call (fail closed). It runs as a `tool_guard` hook (before the rules, "
-            "as in Claude): its deny and ask count, its allow and `updatedInput` do not",
+            failing + "It runs as a `tool_guard` hook (before the rules, as in Claude): its deny and ask "
+            "count, its allow and `updatedInput` do not",
             loc,
             code=DIFFERS,
         )
     return out
+
+
+def _is_own_hook(hook: dict[str, Any]) -> bool:
+    command = hook.get("command")
+    if isinstance(command, str) and _OWN_HOOK_RE.search(command):
+        return True
+    url = hook.get("url")
+    return hook.get("type") == "http" and isinstance(url, str) and "/v1/hooks/" in url
 
 
 def _model_hook(builder: DocBuilder, event: str, hook: dict, loc: Location) -> dict[str, Any] | None:

@@ -16,13 +16,19 @@ whose `shell` and `exec` tools take argv lists (joined with POSIX quoting before
   `host_executable(name, paths)` entry, whose paths are added to the allow rules for `name`.
 * `match` / `not_match` examples are validated like Codex does (a failing example rejects the
   file) and become inline `tests`, with an expectation where the native decision is certain.
-* `network_rule(...)` is not supported (warned). Anything Codex rejects is an import error.
+* `network_rule(host, protocol, decision)` governs Codex's sandbox network proxy, which sees
+  connections, not tool calls. Validated as Codex does; a `deny`/`prompt` rule becomes a deny/ask
+  rule on shell commands whose text names the host (a text approximation, on the safe side for
+  deny and ask), an `allow` rule has no native counterpart (warned).
+* `config.toml`, `requirements.toml` and `hooks.json` are read by `codex_config` (see there).
+Anything Codex rejects is an import error.
 """
 
 from __future__ import annotations
 
 import ast
 import itertools
+import json
 import os
 import re
 import shlex
@@ -37,8 +43,34 @@ TOOLS = "shell|exec"
 DECISIONS = {"allow": "allow", "prompt": "ask", "forbidden": "deny"}
 SEVERITY = {"allow": 1, "prompt": 2, "forbidden": 3}
 PREFIX_RULE_ARGS = ("pattern", "decision", "justification", "match", "not_match")
+NETWORK_RULE_ARGS = ("host", "protocol", "decision", "justification")
+NETWORK_PROTOCOLS = frozenset({"http", "https", "https_connect", "http-connect", "socks5_tcp", "socks5_udp"})
+NETWORK_DECISIONS = {"allow": "allow", "prompt": "ask", "deny": "deny", "forbidden": "deny"}
+_HOST = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\]")
 MAX_EXPANSIONS = 256
 _PLAIN_TOKEN = re.compile(r"[A-Za-z0-9_./=@%+,-]+")
+# Codex approves a shell script by its allow rules only when the script is *plain*: commands of
+# bare or quoted words (no expansion, assignment, glob, redirection, comment) joined by `&&`,
+# `||`, `;`, `|` or newlines (recorded with Codex 0.169: tests/cases/vendor/codex.yaml). Anything
+# else is checked as one `bash -lc` argv, which an allow rule on the program never matches.
+_PROGRAM = r"[A-Za-z0-9_./@%+,:~-]+"
+_ARG = r"(?:[A-Za-z0-9_./@%+,:~=-]|'[^'\n]*'|\"[^\"$`\\\n]*\")+"
+_COMMAND = _PROGRAM + r"(?:[ \t]+" + _ARG + r")*"
+PLAIN_SCRIPT = r"^[ \t]*" + _COMMAND + r"(?:[ \t]*(?:&&|\|\||;|\||\n)[ \t\n]*" + _COMMAND + r")*[ \t]*$"
+PLAIN_WHEN = (
+    '!has(args.command) || json(args.command).startsWith("[") || args.command.matches('
+    + json.dumps(PLAIN_SCRIPT)
+    + ")"
+)
+# A `sh -c SCRIPT` command is the argv [sh, -c, SCRIPT] to Codex: only a rule on the shell covers it
+# (toolpolicy would look inside the script), so an allow on another program does not.
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
+_WRAPPED = r"(?:^|[;&|\n])[ \t\n]*(?:\S*/)?(?:ba|da|k|z)?sh[ \t]+-[A-Za-z]*c(?:[ \t]|$)"
+NO_SHELL_WRAPPER_WHEN = (
+    '!has(args.command) || json(args.command).startsWith("[") || !args.command.matches('
+    + json.dumps(_WRAPPED)
+    + ")"
+)
 _PLAIN_PROGRAM = re.compile(r"[A-Za-z0-9_.+-]+")
 # Programs whose examples the native engine decides differently on purpose (SPEC 3 wrappers).
 _UNCERTAIN_PROGRAMS = frozenset(
@@ -89,28 +121,51 @@ class PrefixRule:
     examples: list[tuple[str, list[str], Span]] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class NetworkRule:
+    host: str
+    protocol: str
+    decision: str  # allow | ask | deny
+    justification: str | None
+    span: Span
+
+
 @dataclass
 class Program:
     """What a `.rules` file declares."""
 
     rules: list[PrefixRule] = field(default_factory=list)
     hosts: dict[str, list[str]] = field(default_factory=dict)
+    network: list[NetworkRule] = field(default_factory=list)
     warnings: list[tuple[str, Span]] = field(default_factory=list)
 
 
-def import_codex(text: str, *, path: str | None = None) -> ImportResult:
-    """Import a Codex `.rules` text."""
-    source = Source(str(path) if path else "default.rules", text)
-    program = Interpreter(source).run()
+def import_rules(text: str, *, path: str | None = None) -> ImportResult:
+    """Import a Codex `.rules` text (`codex_config.import_codex` picks the importer by file name)."""
     builder = DocBuilder(profile="codex")
+    add_rules_file(builder, Source(str(path) if path else "default.rules", text))
+    return builder.result()
+
+
+def add_rules_file(builder: DocBuilder, source: Source, hosts: dict[str, list[str]] | None = None) -> Program:
+    """Interpret one `.rules` file and add its rules and tests to `builder`.
+
+    `hosts` carries `host_executable` entries from files read before (Codex lets a later
+    definition replace an earlier one, across files too).
+    """
+    program = Interpreter(source).run()
+    if hosts:
+        program.hosts = {**hosts, **program.hosts}
     for message, span in program.warnings:
         builder.warn(message, Location(source, span))
     for rule in program.rules:
-        _emit_rule(builder, source, program, rule)
+        emit_rule(builder, Location(source, rule.span), program, rule)
+    for net in program.network:
+        emit_network_rule(builder, Location(source, net.span), net)
     seen: set[str] = set()
     for rule in program.rules:
         _emit_tests(builder, source, program, rule, seen)
-    return builder.result()
+    return program
 
 
 # ---- parsing and interpreting
@@ -144,10 +199,8 @@ class Interpreter:
         try:
             return get_parser("codex_rules.lark").parse(self.source.text)
         except UnexpectedCharacters as exc:
-            raise self.error(
-                f"unexpected character `{self.source.text[exc.pos_in_stream]}`",
-                Span(exc.pos_in_stream, exc.pos_in_stream + 1),
-            ) from None
+            at = exc.pos_in_stream or 0
+            raise self.error(f"unexpected character `{self.source.text[at]}`", Span(at, at + 1)) from None
         except UnexpectedToken as exc:
             pos = exc.token.start_pos if exc.token.start_pos is not None else len(self.source.text)
             what = "end of file" if exc.token.type == "$END" else f"`{exc.token}`"
@@ -172,7 +225,7 @@ class Interpreter:
         elif name == "host_executable":
             self._host_executable(self._kwargs(name, args, span), span)
         elif name == "network_rule":
-            self.program.warnings.append(("`network_rule` (network access rules) is not supported", span))
+            self.program.network.append(self._network_rule(self._kwargs(name, args, span), span))
         else:
             raise self.error(
                 f"unknown function `{name}`",
@@ -219,6 +272,8 @@ class Interpreter:
         return Value(self.env[name].data, span)
 
     def _concat(self, parts: list[Value], span: Span) -> Value:
+        if len(parts) == 1:  # a lone term (e.g. a number) the grammar still wraps
+            return parts[0]
         first = parts[0].data
         if not all(type(p.data) is type(first) and isinstance(first, str | list) for p in parts):
             raise self.error("`+` joins two strings or two lists", span)
@@ -299,6 +354,40 @@ class Interpreter:
             raise self.error("an example must not be empty", item.span)
         return argv
 
+    def _network_rule(self, kwargs: dict[str, Value], span: Span) -> NetworkRule:
+        for key, value in kwargs.items():
+            if key not in NETWORK_RULE_ARGS:
+                raise self.error(f"`network_rule` has no argument `{key}`", value.span)
+        for key in ("host", "protocol", "decision"):
+            if key not in kwargs or not isinstance(kwargs[key].data, str):
+                raise self.error(
+                    f"`network_rule` needs `{key}`, a string", kwargs.get(key, Value(None, span)).span
+                )
+        host = kwargs["host"].data.strip().lower().rstrip(".")
+        host = re.sub(r":[0-9]+$", "", host) if not host.startswith("[") else host
+        if not _HOST.fullmatch(host):
+            raise self.error(
+                f"invalid host `{kwargs['host'].data}`",
+                kwargs["host"].span,
+                help="a bare host name: no scheme, path or wildcard",
+            )
+        protocol = kwargs["protocol"].data
+        if protocol not in NETWORK_PROTOCOLS:
+            raise self.error(
+                f"invalid protocol `{protocol}`",
+                kwargs["protocol"].span,
+                help="use `http`, `https`, `socks5_tcp` or `socks5_udp`",
+            )
+        decision = kwargs["decision"].data
+        if decision not in NETWORK_DECISIONS:
+            raise self.error(
+                f"invalid decision `{decision}`",
+                kwargs["decision"].span,
+                help="use `allow`, `prompt` or `deny`",
+            )
+        justification = self._justification(kwargs.get("justification"))
+        return NetworkRule(host, protocol, NETWORK_DECISIONS[decision], justification, span)
+
     def _host_executable(self, kwargs: dict[str, Value], span: Span) -> None:
         name, paths = kwargs.get("name"), kwargs.get("paths")
         if name is None or not isinstance(name.data, str) or not name.data or "/" in name.data:
@@ -345,10 +434,9 @@ def _decode_string(token: str, span: Span, interp: Interpreter) -> str:
 # ---- native rules
 
 
-def _emit_rule(builder: DocBuilder, source: Source, program: Program, rule: PrefixRule) -> None:
+def emit_rule(builder: DocBuilder, loc: Location, program: Program, rule: PrefixRule) -> None:
     """One native rule per priority level: patterns naming a program path (priority 1) are tried
     before basename rules (priority 0), as Codex tries exact program rules first."""
-    loc = Location(source, rule.span)
     levels: dict[int, list[str]] = {}
     for tokens in rule.patterns:
         if any(re.search(r"\s", t) for t in tokens):
@@ -370,10 +458,43 @@ def _emit_rule(builder: DocBuilder, source: Source, program: Program, rule: Pref
                 "decision": DECISIONS[rule.decision],
                 "match": unique if len(unique) > 1 else unique[0],
                 "priority": priority or None,
+                "when": _allow_when(rule) if rule.decision == "allow" else None,
                 "reason": rule.justification,
             },
             loc,
         )
+
+
+def _allow_when(rule: PrefixRule) -> str:
+    """What else an allow needs: a plain script, and no shell wrapper unless the rule is on a shell."""
+    if any(os.path.basename(p[0]) in SHELLS for p in rule.patterns):
+        return PLAIN_WHEN
+    return f"({PLAIN_WHEN}) && ({NO_SHELL_WRAPPER_WHEN})"
+
+
+def emit_network_rule(builder: DocBuilder, loc: Location, rule: NetworkRule) -> None:
+    """A network rule as a rule on shell commands that name its host (deny and ask only)."""
+    if rule.decision == "allow":
+        builder.warn(
+            f"`network_rule` allowing `{rule.host}` governs Codex's sandbox network proxy; toolpolicy "
+            "decides tool calls, not connections, so nothing is imported for it",
+            loc,
+        )
+        return
+    builder.add_rule(
+        {
+            "decision": rule.decision,
+            "match": f"{TOOLS}:command=*{glob_escape(rule.host)}*",
+            "reason": rule.justification or f"network access to {rule.host} ({rule.protocol})",
+        },
+        loc,
+    )
+    builder.warn(
+        f"`network_rule` for `{rule.host}` is imported as a {rule.decision} rule on shell commands whose "
+        "text names the host: Codex checks connections in its network proxy, toolpolicy the command text",
+        loc,
+        code=DIFFERS,
+    )
 
 
 def token_expressions(tokens: list[str]) -> list[str]:

@@ -82,7 +82,12 @@ SHELL_TOOLS = frozenset({"run_shell_command", "ShellTool"})
 COMMAND_KEY = '"command":"'
 SHELL_OPERATORS = r"[;&|<>()`$\n\r]"
 _JS_NUL_ESCAPES = re.compile(r"\\u0000|\\0(?![0-7])")  # JavaScript spellings of NUL; RE2 wants \x00
-_NESTED_QUANTIFIER = re.compile(r"\([^()]*[+*}]\)[+*{]")
+# Gemini CLI 0.61's own ReDoS heuristic (`isSafeRegExp`, packages/core/src/policy/utils.ts).
+_NESTED_QUANTIFIER = re.compile(r"\([^)]*[*+?{].*\)[*+?{]")
+# A command text Gemini's whole-text first match cannot allow by a rule on another program: a shell
+# wrapper (`bash -c`), a subshell, a group or a negation. Gemini strips such wrappers only for the
+# parts of a command, after the whole text was matched (and found no allow).
+_WRAPPED_START = r"^\s*(?:[({!]|(?:\S*/)?(?:ba|da|k|z)?sh\s+-[A-Za-z]*c(?:\s|$))"
 MAX_REGEX = 2048
 
 
@@ -202,9 +207,13 @@ def _emit(builder: DocBuilder, rule: _Rule, priority: int) -> None:
     for matches, extra_when in groups:
         when = [*rule.when, *extra_when]
         matches = _with_subagents(matches, rule)
-        if rule.decision == "allow" and not allow_redirection and any(t in SHELL_TOOLS for t in rule.tools):
-            # Gemini downgrades an allowed command with an input redirection too (`<`, `<<`, `<<<`)
-            when.append('!(has(args.command) && args.command.contains("<"))')
+        shell_allow = rule.decision == "allow" and any(t in SHELL_TOOLS for t in rule.tools)
+        if shell_allow and not allow_redirection:
+            # Gemini downgrades an allowed command with any redirection, `> /dev/null` and input
+            # redirections (`<`, `<<`, `<<<`) included; a `<` or `>` in quotes is also kept from the allow
+            when.append('!(has(args.command) && args.command.matches("[<>]"))')
+        if shell_allow and not _starts_wrapped(rule):
+            when.append(f"!(has(args.command) && args.command.matches({cel_string(_WRAPPED_START)}))")
         native = {
             "decision": rule.decision,
             "match": matches if len(matches) > 1 else matches[0],
@@ -215,6 +224,15 @@ def _emit(builder: DocBuilder, rule: _Rule, priority: int) -> None:
             "allow_redirection": True if allow_redirection and rule.decision == "allow" else None,
         }
         builder.add_rule(native, rule.loc)
+
+
+def _starts_wrapped(rule: _Rule) -> bool:
+    """Whether the rule's own prefix or regex starts with a shell wrapper (it then may allow one)."""
+    texts = rule.data.get("commandPrefix") or rule.data.get("commandRegex") or []
+    return any(
+        isinstance(t, str) and re.match(_WRAPPED_START, t)
+        for t in ([texts] if isinstance(texts, str) else texts)
+    )
 
 
 class _Warner:
@@ -439,10 +457,17 @@ def _regex_groups(
     warn(
         "this command regex cannot be applied to each simple command; it is tested on the whole call", DIFFERS
     )
-    when = [f"args != null && stable_json(args).matches({cel_string(pattern)})"]
+    whole = f"args != null && stable_json(args).matches({cel_string(pattern)})"
     if rule.decision == "allow":
-        when.append(f"has(args.command) && !args.command.matches({cel_string(SHELL_OPERATORS)})")
-    return [(tools, when)]
+        return [
+            (tools, [whole, f"has(args.command) && !args.command.matches({cel_string(SHELL_OPERATORS)})"])
+        ]
+    # Gemini applies a deny or ask regex to each part of a compound command too: search the
+    # command text anywhere (wider than each part's start, which is the safe side for deny and ask)
+    body = pattern[len(COMMAND_KEY) :] if pattern.startswith(COMMAND_KEY) else None
+    if body is None:
+        return [(tools, [whole])]
+    return [(tools, [f"({whole}) || (has(args.command) && args.command.matches({cel_string(body)}))"])]
 
 
 def _args_groups(
