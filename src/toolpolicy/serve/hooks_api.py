@@ -187,7 +187,7 @@ async def handle_hook(service: Service, request: Request, protocol: str) -> Resp
         service.metrics.hook_failures.labels(protocol, "internal").inc()
     for decision in seen:
         service.metrics.count_decision("hook", decision)
-    if not seen and result.exit_code != 0:
+    if not seen and (result.exit_code != 0 or "(fail-closed)" in result.stderr):
         service.metrics.hook_failures.labels(protocol, _failure_kind(result.stderr)).inc()
     response = _envelope(result) if envelope else _agent_form(protocol, text, result, options)
     if seen:

@@ -38,6 +38,7 @@ logger = logging.getLogger("toolpolicy.serve")
 
 ENGINE_CACHE_SIZE = 256  # engines kept per snapshot, keyed by (mode, session id)
 WARM_TOOLS = 200  # tools decided once after a load, so the first request does not build the index
+WARM_VALUES = {"shell": "true && ls > /dev/null", "path": "/", "url": "https://example.com/"}
 Fingerprint = tuple[tuple[str, tuple[int, int, int, int] | None], ...]
 
 
@@ -292,14 +293,17 @@ class PolicyStore:
         self._error_files = tuple(dict.fromkeys(named))
 
     def _warm(self, snapshot: Snapshot) -> None:
-        """Build the lazy index and `when` closures now, not in the first request."""
+        """Build the lazy index, the `when` closures and the kinds' parsers now, so that the
+        first request after a (re)load does not pay for them."""
         try:
             from ..runtime.engine import Engine
 
             engine = Engine(snapshot.policy, hooks=False)
-            names = list(snapshot.policy.tools)[:WARM_TOOLS] or ["toolpolicy-warm-up"]
-            for name in names:
-                engine.decide(name, {})
+            specs = list(snapshot.policy.tools.values())[:WARM_TOOLS]
+            for spec in specs:
+                sample = WARM_VALUES.get(spec.kind)
+                engine.decide(spec.name, {spec.arg: sample} if spec.arg and sample else {})
+            engine.decide("toolpolicy-warm-up", {})
         except Exception:  # warming is an optimisation; decide() itself fails closed
             return
 
