@@ -8,7 +8,7 @@ again). This module only supplies the stream:
 * `RotatingLog(path, max_bytes, backups)`: appends each line with one `write(2)` on an
   `O_APPEND` descriptor (mode 0600), so the lines of several worker processes never interleave;
   when a line would take the file past `max_bytes`, the file is renamed to `path.1` (`path.1` to
-  `path.2`, ... up to `backups`) under an exclusive `flock` on `path.lock`, and every process
+  `path.2`, ... up to `backups`) under an exclusive `flock` on `.NAME.lock` beside it, and every process
   reopens `path` when it sees that the name now points at another file.
 * `SafeStream(stream)`: stdout, for containers that collect it.
 
@@ -82,7 +82,8 @@ class RotatingLog:
     def _open(self) -> None:
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
         if self._rotating() and self._lock_fd is None:
-            lock_path = self.path + ".lock"
+            head, tail = os.path.split(self.path)
+            lock_path = os.path.join(head, f".{tail}.lock")  # hidden: not matched by `decisions.jsonl*`
             self._lock_fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
 
     def _rotating(self) -> bool:

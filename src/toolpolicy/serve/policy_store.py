@@ -38,6 +38,7 @@ logger = logging.getLogger("toolpolicy.serve")
 
 ENGINE_CACHE_SIZE = 256  # engines kept per snapshot, keyed by (mode, session id)
 WARM_TOOLS = 200  # tools decided once after a load, so the first request does not build the index
+SETTLE_S = 0.05  # a changed file must keep the same stat this long before it is read
 WARM_VALUES = {"shell": "true && ls > /dev/null", "path": "/", "url": "https://example.com/"}
 Fingerprint = tuple[tuple[str, tuple[int, int, int, int] | None], ...]
 
@@ -197,10 +198,15 @@ class PolicyStore:
             return True
 
     def reload_if_changed(self) -> bool:
-        """One watcher tick: reload when a watched file's stat changed since the last attempt."""
-        fingerprint = file_fingerprint(self.watched_files())
+        """One watcher tick: reload when a watched file's stat changed since the last attempt and
+        has stopped changing (a file written in several steps is not read half-written)."""
+        files = self.watched_files()
+        fingerprint = file_fingerprint(files)
         if fingerprint == self._seen:
             return False
+        time.sleep(SETTLE_S)
+        if file_fingerprint(files) != fingerprint:
+            return False  # still being written: look again at the next tick
         return self.load("file change")
 
     def _load_policy(self) -> Any:

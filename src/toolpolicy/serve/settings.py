@@ -120,13 +120,17 @@ def check_exposure(settings: ServeSettings) -> None:
 def read_token(path: str) -> bytes:
     """The bearer token in `path`: its first line, stripped; raises SettingsError when unusable."""
     try:
-        with open(path, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise SettingsError(f"--token-file `{path}` is not a regular file")
-            raw = handle.read(MAX_TOKEN_BYTES + 1)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO must not block us
     except OSError as exc:
         raise SettingsError(f"cannot read --token-file `{path}`: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise SettingsError(f"--token-file `{path}` is not a regular file")
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            raw = handle.read(MAX_TOKEN_BYTES + 1)
+        except OSError as exc:
+            raise SettingsError(f"cannot read --token-file `{path}`: {exc.strerror or exc}") from None
     if len(raw) > MAX_TOKEN_BYTES:
         raise SettingsError(f"--token-file `{path}` is over {MAX_TOKEN_BYTES} bytes")
     lines = raw.strip().splitlines()
