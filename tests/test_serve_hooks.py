@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -60,6 +61,9 @@ SHELL = {
 }
 AGENT_ENV = {"AGENT_CODE_HOOK_TOOL": "Bash", "AGENT_CODE_HOOK_EVENT": "pre_tool_use"}
 TOKEN = "hook-token-for-the-tests-0123456789"
+CACHE_DIR = (
+    Path(tempfile.gettempdir()) / f"toolpolicy-serve-tests-{os.getuid()}"
+)  # the fallback's compiled-policy cache
 
 
 def shell_input(protocol: str, command: str, **extra: Any) -> str:
@@ -176,7 +180,7 @@ def run_hook(
     argv = [sys.executable, "-m", "toolpolicy", "hook", protocol, "--policy", str(policy), *flags]
     if server:
         argv += ["--server", server]
-    env = {**os.environ, **AGENT_ENV, "TOOLPOLICY_NO_CACHE": "1"}
+    env = {**os.environ, **AGENT_ENV, "TOOLPOLICY_CACHE_DIR": str(CACHE_DIR)}
     done = subprocess.run(
         argv, input=stdin.encode(), capture_output=True, timeout=60, cwd=cwd, env=env, check=False
     )
@@ -195,6 +199,18 @@ def hook_metric(server: ServeProcess) -> float:
     return total
 
 
+ENVELOPE = "application/vnd.toolpolicy.hook-result+json"
+# the thin client as a real process on a few cases (one per protocol and shape); the envelope it
+# replays is checked on every case below, over HTTP
+CLIENT_CASES = [
+    c
+    for c in CASES
+    if c[0]
+    in {"claude-code-deny", "claude-code-exit-2", "claude-code-missing-tool", "claude-code-auto-bypass",
+        "docker-agent-ask", "gemini-allow", "gemini-not-json", "agent-code-deny", "agent-code-ask-allows"}
+]  # fmt: skip
+
+
 def test_the_thin_client_answers_exactly_what_policy_hook_does(
     server: ServeProcess, policy_file: Path, in_tmp: Path
 ) -> None:
@@ -205,38 +221,55 @@ def test_the_thin_client_answers_exactly_what_policy_hook_does(
         return run_hook(policy_file, protocol, stdin, flags, in_tmp, server=server.url)
 
     with ThreadPoolExecutor(max_workers=3) as pool:
-        remotes = list(pool.map(remote, CASES))
-    answers = {}
-    for (name, protocol, stdin, flags), got in zip(CASES, remotes, strict=True):
-        local = cli_answer(policy_file, protocol, stdin, flags)
-        assert got == local, name
-        assert "Traceback" not in local[2], name
-        answers[name] = local
-    for name in ("claude-code-deny", "gemini-not-json", "agent-code-exit-2"):  # the real process agrees too
-        _, protocol, stdin, flags = next(c for c in CASES if c[0] == name)
-        assert run_hook(policy_file, protocol, stdin, flags, in_tmp) == answers[name]
+        remotes = list(pool.map(remote, CLIENT_CASES))
+    assert len(remotes) == 9
+    for (name, protocol, stdin, flags), got in zip(CLIENT_CASES, remotes, strict=True):
+        assert got == cli_answer(policy_file, protocol, stdin, flags), name
+    # the in-process click run is the real process's answer too
+    _, protocol, stdin, flags = CLIENT_CASES[0]
+    assert run_hook(policy_file, protocol, stdin, flags, in_tmp) == cli_answer(
+        policy_file, protocol, stdin, flags
+    )
+    # every case reached the server (none was answered by the in-process fallback)
+    server.wait_for(
+        lambda: hook_metric(server) - before >= len(CLIENT_CASES), what="the hook metrics", timeout=10
+    )
+
+
+@pytest.mark.parametrize(("name", "protocol", "stdin", "flags"), CASES, ids=[c[0] for c in CASES])
+def test_the_envelope_is_the_cli_answer(
+    server: ServeProcess,
+    policy_file: Path,
+    in_tmp: Path,
+    name: str,
+    protocol: str,
+    stdin: str,
+    flags: tuple[str, ...],
+) -> None:
+    status, headers, body = server.request(
+        "POST",
+        f"/v1/hooks/{protocol}?{_query(flags, in_tmp)}",
+        stdin.encode(),
+        {"Content-Type": "application/json", "Accept": ENVELOPE, **_env_header(protocol)},
+    )
+    assert status == 200 and headers["content-type"] == ENVELOPE
+    code, out, err = cli_answer(policy_file, protocol, stdin, flags)
+    assert json.loads(body) == {"exit_code": code, "stdout": out, "stderr": err}
+    assert "Traceback" not in err
+    assert headers["x-toolpolicy-exit-code"] == str(code)
+
+
+def test_the_answers_are_the_protocols_own(policy_file: Path, in_tmp: Path) -> None:
+    answers = {
+        name: cli_answer(policy_file, protocol, stdin, flags) for name, protocol, stdin, flags in CASES
+    }
     assert (
         answers["claude-code-deny"][0] == 0
         and '"permissionDecision":"deny"' in answers["claude-code-deny"][1]
     )
     assert answers["claude-code-exit-2"][0] == 2
     assert answers["agent-code-deny"][0] == 2 and answers["agent-code-allow"][0] == 0
-    # every case reached the server (none was answered by the in-process fallback)
-    server.wait_for(lambda: hook_metric(server) - before >= len(CASES), what="the hook metrics", timeout=10)
-
-
-def test_the_envelope_is_the_cli_answer(server: ServeProcess, policy_file: Path, in_tmp: Path) -> None:
-    stdin = shell_input("claude-code", "sudo ls")
-    status, headers, body = server.request(
-        "POST",
-        f"/v1/hooks/claude-code?exit_2=1&cwd={in_tmp}",
-        stdin.encode(),
-        {"Content-Type": "application/json", "Accept": "application/vnd.toolpolicy.hook-result+json"},
-    )
-    assert status == 200 and headers["content-type"] == "application/vnd.toolpolicy.hook-result+json"
-    code, out, err = cli_answer(policy_file, "claude-code", stdin, ("--exit-2",))
-    assert json.loads(body) == {"exit_code": code, "stdout": out, "stderr": err}
-    assert headers["x-toolpolicy-decision"] == "deny" and headers["x-toolpolicy-exit-code"] == "2"
+    assert answers["gemini-not-json"][0] == 2 and "fail-closed" in answers["gemini-not-json"][2]
 
 
 AGENT_FORM_CASES = [c for c in CASES if c[1] in SHELL]
@@ -471,19 +504,21 @@ def test_the_thin_client_decides_in_process_when_the_server_cannot(
     tmp_path = in_tmp
     deny, allow = shell_input("claude-code", "sudo ls"), shell_input("claude-code", "git status")
     flags = ("--server-timeout", "0.5")
+    inputs = (deny, allow) if where == "down" else (deny,)
     if where == "down":
         url = _closed_port()
-        got = [run_hook(policy_file, "claude-code", s, flags, tmp_path, server=url) for s in (deny, allow)]
+        got = [run_hook(policy_file, "claude-code", s, flags, tmp_path, server=url) for s in inputs]
     else:
         with _Fake(where) as fake:
             started = time.monotonic()
-            got = [
-                run_hook(policy_file, "claude-code", s, flags, tmp_path, server=fake.url)
-                for s in (deny, allow)
-            ]
+            got = [run_hook(policy_file, "claude-code", s, flags, tmp_path, server=fake.url) for s in inputs]
             assert time.monotonic() - started < 20  # bounded by --server-timeout, not by the slow server
-    assert got == [cli_answer(policy_file, "claude-code", s, ()) for s in (deny, allow)]
-    assert '"permissionDecision":"deny"' in got[0][1] and '"permissionDecision":"allow"' in got[1][1]
+    assert got == [cli_answer(policy_file, "claude-code", s, ()) for s in inputs]
+    assert '"permissionDecision":"deny"' in got[0][1]
+    if where == "down":
+        assert (
+            '"permissionDecision":"allow"' in got[1][1]
+        )  # the local policy's own answer, not a blanket deny
 
 
 def test_the_fallback_never_allows_when_the_local_policy_is_broken(tmp_path: Path) -> None:
