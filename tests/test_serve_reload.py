@@ -221,3 +221,94 @@ def test_reload_under_load_never_mixes_policies_or_allows_from_the_gap(tmp_path:
         assert not any(n == "rm" and d == "allow" for n, d, _ in answers)
         info = policy_info(server)
         assert info["reloads"]["success"] >= 6 and info["reloads"]["failure"] >= 1
+
+
+class BundleServer:
+    """A policy bundle on loopback: answers GET with the current text, its ETag, and 304 when the
+    client's If-None-Match is current; `status` makes it fail instead."""
+
+    def __init__(self, text: str) -> None:
+        import hashlib
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.text = text
+        self.status = 200
+        self.requests: list[tuple[str | None, int]] = []
+        bundle = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                return None
+
+            def do_GET(self) -> None:
+                data = bundle.text.encode()
+                etag = '"' + hashlib.sha256(data).hexdigest()[:16] + '"'
+                if bundle.status != 200:
+                    code, data = bundle.status, b"bundle server broke"
+                elif self.headers.get("If-None-Match") == etag:
+                    code, data = 304, b""
+                else:
+                    code = 200
+                bundle.requests.append((self.headers.get("If-None-Match"), code))
+                self.send_response(code)
+                self.send_header("ETag", etag)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/team/policy.yaml"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_replicas_serve_one_bundle_url_and_follow_its_changes() -> None:
+    bundle = BundleServer(A)
+    try:
+        with (
+            ServeProcess(bundle.url, "--reload-interval", "0.1") as one,
+            ServeProcess(bundle.url, "--reload-interval", "0.1") as two,
+        ):
+            assert decide(one, "touch Y1") == decide(two, "touch Y1")  # same decision, same digest
+            assert decide(one, "touch Y1")[0] == "allow"
+            assert policy_info(one)["sources"] == [bundle.url]
+            bundle.text = B
+            for replica in (one, two):
+                replica.wait_for(lambda r=replica: decide(r, "touch Y1")[0] == "deny", what="the new bundle")
+            assert any(code == 304 for _, code in bundle.requests)  # unchanged polls are conditional
+            bundle.status = 503  # the bundle server breaks: the last policy keeps serving, degraded
+            one.wait_for(
+                lambda: one.get_json("/readyz")[1]["status"] == "degraded", what="degraded readiness"
+            )
+            assert decide(one, "touch Y1")[0] == "deny"
+            errors = policy_info(one)["last_error"]["errors"]
+            assert errors[0]["code"] == "policy_bundle_error" and "HTTP 503" in errors[0]["message"]
+            bundle.status = 200
+            one.wait_for(lambda: one.get_json("/readyz")[1]["status"] == "ready", what="readiness again")
+            bundle.text = BROKEN
+            one.wait_for(lambda: one.get_json("/readyz")[1]["status"] == "degraded", what="a broken bundle")
+            assert policy_info(one)["last_error"]["errors"][0]["file"] == bundle.url
+    finally:
+        bundle.close()
+
+
+def test_an_unreachable_bundle_at_startup_denies_until_it_answers() -> None:
+    bundle = BundleServer(A)
+    bundle.status = 500
+    try:
+        with ServeProcess(bundle.url, "--reload-interval", "0.1") as server:
+            assert server.get_json("/readyz")[0] == 503
+            hook = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}
+            fields = server.post_json("/v1/hooks/claude-code", hook)[2]["hookSpecificOutput"]
+            assert fields["permissionDecision"] == "deny"
+            assert "cannot fetch the policy bundle" in fields["permissionDecisionReason"]
+            bundle.status = 200
+            server.wait_for(lambda: server.status("/readyz") == 200, what="the bundle")
+            assert decide(server, "ls")[0] == "allow"
+            assert server.stderr().count("cannot fetch the policy bundle") == 1  # reported once, not per poll
+    finally:
+        bundle.close()

@@ -29,7 +29,8 @@ SERVE_EXTRA_MODULES = ("starlette", "uvicorn", "prometheus_client")
     "policy_path",
     required=True,
     type=click.Path(dir_okay=False),
-    help="the policy file (any format `load_policy` reads); watched, with its `extends`",
+    help="the policy file (any format `load_policy` reads; watched, with its `extends`), or an "
+    "http(s) URL serving one (polled)",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default=None, help="the policy's format")
 @click.option(
@@ -100,13 +101,14 @@ def serve_command(
     """
     import os
 
+    from ..serve.bundle import is_url
     from ..serve.settings import ServeSettings, SettingsError, check_exposure, parse_bind, read_token
 
     try:
         _require_extra()
         host, port = parse_bind(bind)
         settings = ServeSettings(
-            policy=os.path.abspath(policy_path),
+            policy=policy_path if is_url(policy_path) else os.path.abspath(policy_path),
             format=fmt,
             host=host,
             port=port,
@@ -174,6 +176,8 @@ def _load(settings: ServeSettings) -> Any:
     from ..errors import PolicyError
 
     path = settings.policy
+    if path.startswith(("http://", "https://")):
+        return None  # a bundle URL: the server fetches it (and reports why it cannot) at startup
     try:
         return load_policy_cached(path, format=settings.format, enabled=settings.cache)
     except PolicyError as exc:

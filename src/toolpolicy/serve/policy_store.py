@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .bundle import Bundle, is_url
 from .metrics import Metrics
 from .settings import ServeSettings
 
@@ -125,7 +126,9 @@ class PolicyStore:
 
     def __init__(self, settings: ServeSettings, *, log: Any = None, metrics: Metrics | None = None) -> None:
         self.settings = settings
-        self.path = os.path.abspath(settings.policy)
+        self.bundle = Bundle(settings.policy) if is_url(settings.policy) else None
+        self.path = settings.policy if self.bundle else os.path.abspath(settings.policy)
+        self._last_failure: str | None = None
         self.log = log
         self.metrics = metrics
         self.degraded = False
@@ -149,6 +152,8 @@ class PolicyStore:
         return "degraded" if self.degraded else "ready"
 
     def watched_files(self) -> tuple[str, ...]:
+        if self.bundle is not None:
+            return ()
         files = [self.path, *self.current.sources, *self._error_files]
         return tuple(dict.fromkeys(os.path.abspath(f) for f in files))
 
@@ -157,10 +162,12 @@ class PolicyStore:
         """Load (or reload) the policy; True when a new snapshot now serves.
 
         `policy`: an already compiled policy for this path (the CLI loaded it to report errors
-        before binding), used instead of loading it again. Unless `force` (SIGHUP), files whose
-        content is what the serving snapshot was loaded from are not compiled again.
+        before binding), used instead of loading it again. Unless `force` (SIGHUP), content that
+        is what the serving snapshot was loaded from is not compiled again.
         """
         with self._reload_lock:
+            if self.bundle is not None:
+                return self._load_bundle(why, force)
             before = file_fingerprint(self.watched_files())
             on_disk = content_hash(self._source_files(self.current))
             unchanged = on_disk is not None and on_disk == self.current.content_hash
@@ -176,30 +183,71 @@ class PolicyStore:
                 self._failed(exc, why)
                 self._seen = _settled(before, file_fingerprint(self.watched_files()))
                 return False
-            snapshot = self._snapshot(loaded)
-            self._warm(snapshot)
-            self.current = snapshot  # INVARIANT: the one atomic step; requests see old or new, whole
+            sources = tuple(dict.fromkeys(os.path.abspath(s) for s in (self.path, *loaded.sources)))
+            self._install(loaded, why, started, sources, content_hash(sources))
             self._error_files = ()
             self._seen = _settled(before, file_fingerprint(self.watched_files()))
-            self._clear_degraded()
-            self.reload_counts["success"] += 1
-            if self.metrics is not None:
-                self.metrics.reloads.labels("success").inc()
-                self.metrics.loaded_at.set(snapshot.loaded_at)
-                self.metrics.no_policy.set(0)
-            logger.info(
-                "policy serve: %s: loaded %s (digest %s, %d rules) in %.0f ms",
-                why,
-                self.path,
-                snapshot.digest,
-                len(getattr(loaded, "rules", ())),
-                (time.perf_counter() - started) * 1000,
-            )
             return True
+
+    def _load_bundle(self, why: str, force: bool) -> bool:
+        """Fetch the bundle URL (a conditional GET) and load it when its content changed."""
+        assert self.bundle is not None
+        started = time.perf_counter()
+        try:
+            text = self.bundle.fetch()
+        except Exception as exc:  # a PolicyError (policy_bundle_error): keep serving
+            self._failed_once(exc, why, str(exc))
+            return False
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        if digest == self.current.content_hash and not force:
+            self._last_failure = None
+            self._clear_degraded()
+            return False
+        try:
+            from ..api import load_policy
+
+            loaded = load_policy(text=text, name=self.bundle.name, format=self.settings.format)
+        except Exception as exc:
+            self._failed_once(exc, why, digest)
+            return False
+        extends = tuple(os.path.abspath(s) for s in loaded.sources if s != self.bundle.name)
+        self._install(loaded, why, started, (self.bundle.url, *extends), digest)
+        return True
+
+    def _failed_once(self, exc: Exception, why: str, key: str) -> None:
+        """Report a bundle failure, but not the same one again at every poll."""
+        if key == self._last_failure:
+            return
+        self._last_failure = key
+        self._failed(exc, why)
+
+    def _install(
+        self, loaded: Any, why: str, started: float, sources: tuple[str, ...], digest: str | None
+    ) -> None:
+        snapshot = self._snapshot(loaded, sources, digest)
+        self._warm(snapshot)
+        self.current = snapshot  # INVARIANT: the one atomic step; requests see old or new, whole
+        self._last_failure = None
+        self._clear_degraded()
+        self.reload_counts["success"] += 1
+        if self.metrics is not None:
+            self.metrics.reloads.labels("success").inc()
+            self.metrics.loaded_at.set(snapshot.loaded_at)
+            self.metrics.no_policy.set(0)
+        logger.info(
+            "policy serve: %s: loaded %s (digest %s, %d rules) in %.0f ms",
+            why,
+            self.path,
+            snapshot.digest,
+            len(getattr(loaded, "rules", ())),
+            (time.perf_counter() - started) * 1000,
+        )
 
     def reload_if_changed(self) -> bool:
         """One watcher tick: reload when a watched file's stat changed since the last attempt and
         has stopped changing (a file written in several steps is not read half-written)."""
+        if self.bundle is not None:
+            return self.load("bundle poll")
         files = self.watched_files()
         fingerprint = file_fingerprint(files)
         if fingerprint == self._seen:
@@ -214,9 +262,8 @@ class PolicyStore:
 
         return load_policy_cached(self.path, format=self.settings.format, enabled=self.settings.cache)
 
-    def _snapshot(self, policy: Any) -> Snapshot:
+    def _snapshot(self, policy: Any, sources: tuple[str, ...], digest: str | None) -> Snapshot:
         self._generation += 1
-        sources = tuple(dict.fromkeys(os.path.abspath(s) for s in (self.path, *policy.sources)))
         hooks = self.settings.hooks and any(bool(groups) for groups in policy.hooks.values())
         events = (
             frozenset(e for e, groups in policy.hooks.items() if groups)
@@ -230,7 +277,7 @@ class PolicyStore:
             sources=sources,
             loaded_at=time.time(),
             generation=self._generation,
-            content_hash=content_hash(sources),
+            content_hash=digest,
             engines=EngineCache(policy, hooks=self.settings.hooks, log=self.log),
             has_hooks=hooks,
             events=events,
@@ -357,7 +404,7 @@ class PolicyStore:
                 if self.last_error
                 else None
             ),
-            "watching": list(self.watched_files()),
+            "watching": [self.bundle.url] if self.bundle else list(self.watched_files()),
             "reload_interval": self.settings.reload_interval,
             "pid": os.getpid(),
         }
