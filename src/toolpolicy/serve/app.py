@@ -161,7 +161,7 @@ def _endpoint(service: Service, name: str, handler: Handler) -> Callable[[Reques
                 Problem(500, "internal_error", f"internal error: {type(exc).__name__}: {exc}"),
                 {"decision": "deny"} if name.startswith("decide") else None,
             )
-        service.metrics.latency.labels(name).observe(time.perf_counter() - started)
+        service.metrics.observe(name, time.perf_counter() - started)
         return response
 
     return endpoint

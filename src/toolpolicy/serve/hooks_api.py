@@ -30,6 +30,7 @@ Options that `policy hook` takes as flags come as query parameters: `mode` (also
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import time
 from functools import partial
@@ -95,6 +96,8 @@ class _ObservedEngine:
 
 def hook_options(request: Request, cap: int) -> HookOptions:
     """The `policy hook` flags, from the query string and the forwarded-environment header."""
+    if not request.scope.get("query_string") and ENV_HEADER not in request.headers:
+        return _default_options(cap)  # the common case (an agent's http hook): nothing to parse
     params = request.query_params
     for key in params:
         if key not in QUERY_OPTIONS:
@@ -118,6 +121,11 @@ def hook_options(request: Request, cap: int) -> HookOptions:
         cwd=cwd,
         max_input_chars=cap,
     )
+
+
+@functools.lru_cache(maxsize=4)
+def _default_options(cap: int) -> HookOptions:
+    return HookOptions(max_input_chars=cap)
 
 
 def _flag(value: str | None, name: str) -> bool:
@@ -177,9 +185,8 @@ async def handle_hook(service: Service, request: Request, protocol: str) -> Resp
         reason = _problem_reason(problem)
         result = adapters.fail_closed(protocol, reason)
         options = HookOptions(max_input_chars=service.settings.max_body_bytes)
-        response = _agent_form(protocol, text, result, options)
-        response.headers["x-toolpolicy-error"] = problem.code
-        return response
+        headers = {"x-toolpolicy-error": problem.code, "x-toolpolicy-exit-code": str(result.exit_code)}
+        return _agent_form(protocol, text, result, options, headers)
     except Exception as exc:  # INVARIANT: never a 500 that an agent would let through
         reason = f"toolpolicy: internal error: {type(exc).__name__}: {exc}; the call is denied (fail-closed)"
         result = adapters.fail_closed(protocol, reason)
@@ -189,13 +196,15 @@ async def handle_hook(service: Service, request: Request, protocol: str) -> Resp
         service.metrics.count_decision("hook", decision)
     if not seen and (result.exit_code != 0 or "(fail-closed)" in result.stderr):
         service.metrics.hook_failures.labels(protocol, _failure_kind(result.stderr)).inc()
-    response = _envelope(result) if envelope else _agent_form(protocol, text, result, options)
+    headers = {"x-toolpolicy-exit-code": str(result.exit_code)}
     if seen:
-        response.headers["x-toolpolicy-decision"] = str(seen[-1].decision)
+        headers["x-toolpolicy-decision"] = str(seen[-1].decision)
     if snapshot.digest:
-        response.headers["x-toolpolicy-policy-digest"] = snapshot.digest
-    response.headers["x-toolpolicy-exit-code"] = str(result.exit_code)
-    service.metrics.latency.labels("hook").observe(time.perf_counter() - started)
+        headers["x-toolpolicy-policy-digest"] = snapshot.digest
+    response = (
+        _envelope(result, headers) if envelope else _agent_form(protocol, text, result, options, headers)
+    )
+    service.metrics.observe("hook", time.perf_counter() - started)
     return response
 
 
@@ -240,23 +249,24 @@ def _failure_kind(stderr: str) -> str:
     return "other"
 
 
-def _envelope(result: AdapterResult) -> Response:
+def _envelope(result: AdapterResult, headers: dict[str, str]) -> Response:
     body = {"exit_code": result.exit_code, "stdout": result.stdout, "stderr": result.stderr}
-    return Response(dumps(body), status_code=200, media_type=ENVELOPE_TYPE)
+    return Response(dumps(body), status_code=200, media_type=ENVELOPE_TYPE, headers=headers)
 
 
-def _agent_form(protocol: str, text: str | None, result: AdapterResult, options: HookOptions) -> Response:
+def _agent_form(
+    protocol: str, text: str | None, result: AdapterResult, options: HookOptions, headers: dict[str, str]
+) -> Response:
     if result.exit_code == 0:
-        return Response(result.stdout.encode("utf-8"), status_code=200, media_type=JSON_TYPE)
+        return Response(result.stdout.encode("utf-8"), status_code=200, media_type=JSON_TYPE, headers=headers)
     reason = _first_line(result.stderr) or "toolpolicy: the call is denied (fail-closed)"
     if result.exit_code == 2:
         deny = deny_answer(protocol, text, reason, options)
         if deny is not None:
-            return Response(deny.encode("utf-8"), status_code=200, media_type=JSON_TYPE)
-        problem = Problem(403, "denied", reason)
+            return Response(deny.encode("utf-8"), status_code=200, media_type=JSON_TYPE, headers=headers)
+        problem = Problem(403, "denied", reason, headers)
         return problem_response(problem, {"decision": "deny", "reason": reason})
-    problem = Problem(422, "not_a_decision", reason)
-    return problem_response(problem)
+    return problem_response(Problem(422, "not_a_decision", reason, headers))
 
 
 def deny_answer(protocol: str, text: str | None, reason: str, options: HookOptions) -> str | None:

@@ -116,16 +116,28 @@ class Metrics:
             "Decision-log lines that could not be written (the decision stands)",
             registry=reg,
         )
+        self._decision_children: dict[tuple[str, str, str, str], Any] = {}
+        self._latency_children: dict[str, Any] = {}
         if multiprocess_dir() is None:
             ProcessCollector(registry=reg)
 
     def count_decision(self, endpoint: str, decision: Any) -> None:
-        self.decisions.labels(
+        key = (
             endpoint,
             str(getattr(decision, "decision", "") or ""),
             str(getattr(decision, "source", "") or ""),
             str(getattr(decision, "rule", "") or ""),
-        ).inc()
+        )
+        child = self._decision_children.get(key)
+        if child is None:  # labels() takes a lock and validates: once per label set is enough
+            child = self._decision_children[key] = self.decisions.labels(*key)
+        child.inc()
+
+    def observe(self, endpoint: str, seconds: float) -> None:
+        child = self._latency_children.get(endpoint)
+        if child is None:
+            child = self._latency_children[endpoint] = self.latency.labels(endpoint)
+        child.observe(seconds)
 
     def log_failed(self, exc: BaseException) -> None:
         self.log_failures.inc()
