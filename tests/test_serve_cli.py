@@ -161,3 +161,50 @@ def test_help_lists_the_options() -> None:
         "--reload-interval",
     ):
         assert option in done.stdout
+
+
+IMPORT_CHECK = """\
+import io, json, sys
+blocked = set(sys.argv[2].split(","))
+
+
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name in blocked or name.split(".")[0] in blocked:
+            raise ImportError(f"{name} must not be imported here")
+        return None
+
+
+sys.meta_path.insert(0, Block())
+sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps(
+    {"tool_name": "Read", "tool_input": {"file_path": "/x"}}).encode()))
+from toolpolicy.cli import main
+main(["hook", "claude-code", "--policy", sys.argv[1], *sys.argv[3:]])
+"""
+
+
+@pytest.mark.parametrize(
+    ("extra", "blocked"),
+    [
+        ([], "toolpolicy.serve,starlette,uvicorn,prometheus_client"),
+        (
+            ["--server", "http://127.0.0.1:9"],
+            "toolpolicy.serve.app,starlette,uvicorn,prometheus_client,anyio",
+        ),
+    ],
+    ids=["without --server", "with --server"],
+)
+def test_policy_hook_imports_the_thin_client_only_with_server(
+    tmp_path: Path, extra: list[str], blocked: str
+) -> None:
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(POLICY)
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORT_CHECK, str(policy), blocked, *extra],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "TOOLPOLICY_NO_CACHE": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert '"permissionDecision":"allow"' in done.stdout  # (port 9 refuses: decided in-process)
