@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
             except subprocess.TimeoutExpired:
                 server.kill()
     base, base_min = statistics.median(gaps["no hook"]), min(gaps["no hook"])
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, values in gaps.items():
         median, least = statistics.median(values), min(values)
         rows.append({"setup": name, "median_gap_ms": round(median * 1000, 1), "min_gap_ms": round(least * 1000, 1),

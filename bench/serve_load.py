@@ -42,7 +42,9 @@ LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+) ")
 # -- the workload -------------------------------------------------------------------------------------
 def policy_text(rules: int) -> str:
     """A Claude Code policy with `rules` rules across kinds, like a large team policy."""
-    deny, ask, allow = [], [], []
+    deny: list[str] = []
+    ask: list[str] = []
+    allow: list[str] = []
     tools = ["git", "npm", "cargo", "kubectl", "docker", "make", "pip", "terraform", "aws", "gh"]
     i = 0
     while len(deny) + len(ask) + len(allow) < rules:
