@@ -139,7 +139,7 @@ def test_sighup_reloads_every_worker(tmp_path: Path) -> None:
     path = tmp_path / "policy.yaml"
     path.write_text(POLICY)
     with ServeProcess(path, "--workers", "2", "--reload-interval", "0") as server:
-        server.wait_for(lambda: server.status("/readyz") == 200, what="readiness")
+        server.wait_for(lambda: server.stderr().count("startup: loaded") == 2, what="both workers to load")
         old = server.get_json("/v1/policy")[1]["digest"]
         temp = path.with_name("next.yaml")
         temp.write_text(POLICY.replace("default: ask", "default: deny"))

@@ -312,3 +312,16 @@ def test_an_unreachable_bundle_at_startup_denies_until_it_answers() -> None:
             assert server.stderr().count("cannot fetch the policy bundle") == 1  # reported once, not per poll
     finally:
         bundle.close()
+
+
+def test_a_sighup_while_starting_neither_kills_nor_is_lost(tmp_path: Path) -> None:
+    path = tmp_path / "policy.yaml"
+    path.write_text(A)
+    server = ServeProcess(path, "--reload-interval", "0").start(ready=False)
+    try:
+        server.signal(signal.SIGHUP)  # right after the port is announced, before the app has started
+        server.wait_for(lambda: server.status("/readyz") == 200, what="readiness")
+        assert server.proc is not None and server.proc.poll() is None
+        server.wait_for(lambda: "SIGHUP: loaded" in server.stderr(), what="the remembered SIGHUP's reload")
+    finally:
+        server.stop()

@@ -17,6 +17,7 @@ an HTTP hook gets what `policy hook PROTOCOL` prints.
     app.py            the Starlette app: routes, lifespan, health, readiness, metrics, policy info
     runner.py         binding the socket and running uvicorn with one or more workers
     console.py        the server's own messages on stderr
+    signals.py        a SIGHUP that arrives while the server starts
     client.py         `policy hook --server URL`: the thin client (standard library only)
 
 Nothing here is imported by `import toolpolicy` or by `policy hook` without `--server`.

@@ -49,6 +49,7 @@ from .metrics import Metrics
 from .policy_store import PolicyStore
 from .service import Service
 from .settings import SETTINGS_ENV, ServeSettings, read_token
+from .signals import remember_early_sighup, take_early_sighup
 
 logger = logging.getLogger("toolpolicy.serve")
 Handler = Callable[[Service, Request], Awaitable[Response]]
@@ -110,15 +111,9 @@ def app_from_env() -> Starlette:
     raw = os.environ.get(SETTINGS_ENV)
     if not raw:
         raise RuntimeError(f"${SETTINGS_ENV} is not set: start workers with `policy serve`")
-    _ignore_sighup_until_ready()
+    remember_early_sighup()
     setup_logging()
     return create_app(ServeSettings.from_env(raw))
-
-
-def _ignore_sighup_until_ready() -> None:
-    # a SIGHUP that arrives before the lifespan installs the reload handler must not kill the worker
-    with contextlib.suppress(ValueError, AttributeError, OSError):
-        signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
 
 def _install_sighup(store: PolicyStore) -> Callable[[], None]:
@@ -132,6 +127,8 @@ def _install_sighup(store: PolicyStore) -> Callable[[], None]:
         loop.add_signal_handler(signal.SIGHUP, on_hup)
     except (ValueError, RuntimeError, NotImplementedError, AttributeError):  # not the main thread
         return lambda: None
+    if take_early_sighup():  # one arrived while the server was starting: reload now
+        on_hup()
 
     def remove() -> None:
         with contextlib.suppress(Exception):

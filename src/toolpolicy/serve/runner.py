@@ -25,6 +25,7 @@ from typing import Any
 
 from .console import setup_logging
 from .settings import SETTINGS_ENV, ServeSettings
+from .signals import remember_early_sighup
 
 BACKLOG = 2048
 GRACEFUL_SHUTDOWN_S = 5
@@ -58,6 +59,7 @@ def run(
 ) -> int:
     """Serve until SIGINT/SIGTERM; returns the exit status."""
     setup_logging()
+    remember_early_sighup()  # before the port is announced: a SIGHUP from then on is a reload
     sock = bind_socket(settings.host, settings.port)
     settings = replace(settings, port=sock.getsockname()[1])
     if announce is not None:
