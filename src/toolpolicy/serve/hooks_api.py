@@ -189,9 +189,8 @@ async def handle_hook(service: Service, request: Request, protocol: str) -> Resp
         return _agent_form(protocol, text, result, options, headers)
     except Exception as exc:  # INVARIANT: never a 500 that an agent would let through
         reason = f"toolpolicy: internal error: {type(exc).__name__}: {exc}; the call is denied (fail-closed)"
-        result = adapters.fail_closed(protocol, reason)
+        result = adapters.fail_closed(protocol, reason)  # counted below, as `internal`
         options = HookOptions(max_input_chars=service.settings.max_body_bytes)
-        service.metrics.hook_failures.labels(protocol, "internal").inc()
     for decision in seen:
         service.metrics.count_decision("hook", decision)
     if not seen and (result.exit_code != 0 or "(fail-closed)" in result.stderr):

@@ -7,7 +7,7 @@ One `Service` per server process, built by `app.create_app` and stored on the St
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .metrics import Metrics
@@ -26,7 +26,6 @@ class Service:
     token: bytes | None = None
     log: Any = None
     shutting_down: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def snapshot(self) -> Snapshot:
