@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("diff_cmd", "diff_command"),
     "import": ("import_cmd", "import_command"),
     "hook": ("hook_cmd", "hook_command"),
+    "serve": ("serve_cmd", "serve_command"),
     "schema": ("schema_cmd", "schema_command"),
     "compile": ("compile_cmd", "compile_command"),
     "bench": ("compile_cmd", "bench_command"),

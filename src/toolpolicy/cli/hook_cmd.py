@@ -130,6 +130,15 @@ def run_hook(protocol: str, stream: BinaryIO, factory: Any, options: Any) -> Any
     is_flag=True,
     help="always compile the policy (default: reuse a compiled copy cached per user)",
 )
+@click.option(
+    "--server", default=None, help="ask `policy serve` at this URL first; decide here if it cannot answer"
+)
+@click.option(
+    "--server-token-file", type=click.Path(dir_okay=False), default=None, help="bearer token for --server"
+)
+@click.option(
+    "--server-timeout", type=click.FloatRange(0.01), default=5.0, help="seconds to wait for --server"
+)
 def hook_command(
     protocol: str,
     policy_path: str,
@@ -141,6 +150,9 @@ def hook_command(
     no_hooks: bool,
     log_path: str | None,
     no_cache: bool,
+    server: str | None,
+    server_token_file: str | None,
+    server_timeout: float,
 ) -> None:
     """Answer an agent's tool-call hook: PROTOCOL names the agent (one of the choices above).
 
@@ -160,7 +172,23 @@ def hook_command(
             max_input_chars=MAX_INPUT_BYTES,
         )
         factory = engine_factory(policy_path, fmt, hooks=not no_hooks, log=log_path, cache=not no_cache)
-        result = run_hook(protocol, _stdin(), factory, options)
+        if server:  # the thin client (docs/serve.md), imported only when asked for
+            from functools import partial
+
+            from ..serve.client import answer_via_server
+
+            local = partial(run_hook, protocol, factory=factory, options=options)
+            result = answer_via_server(
+                server,
+                protocol,
+                _stdin(),
+                options,
+                local,
+                token_file=server_token_file,
+                timeout=server_timeout,
+            )
+        else:
+            result = run_hook(protocol, _stdin(), factory, options)
     except Exception as exc:  # INVARIANT: even a broken install fails closed
         result = _last_resort(protocol, exc)
     _emit(result)

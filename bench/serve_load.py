@@ -1,0 +1,433 @@
+"""Load generator for `policy serve`: decisions/s and p50/p99 latency over loopback, beside
+in-process `Engine.decide()` on the same calls, in the same run.
+
+    python bench/serve_load.py                       # the default table (about a minute)
+    python bench/serve_load.py --rules 1000 --concurrency 1 16 64 --workers 1 2 --seconds 3
+    python bench/serve_load.py --endpoint hook --json results.json
+
+It writes a policy of `--rules` rules (Claude Code profile: shell, path, URL and MCP rules),
+builds `--calls` distinct calls with their in-process decisions, times decide() in-process,
+then for each worker count starts a real `policy serve --workers N` on a free loopback port and,
+for each concurrency C, keeps C keep-alive connections busy for `--seconds` (after a short
+warm-up). Every answer is checked against the in-process decision: a wrong or failed answer is
+counted and reported (and makes the exit status 1). Latency is measured by the client, from
+sending a request to reading its whole answer. Everything is bounded: each cell stops after
+`--seconds` or `--max-requests`, the server is stopped at the end (also on Ctrl-C).
+
+The client shares the machine's cores with the server; `--client-procs` spreads it over
+several processes. Numbers are what this machine gives now: compare rows within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+) ")
+
+
+# -- the workload -------------------------------------------------------------------------------------
+def policy_text(rules: int) -> str:
+    """A Claude Code policy with `rules` rules across kinds, like a large team policy."""
+    deny: list[str] = []
+    ask: list[str] = []
+    allow: list[str] = []
+    tools = ["git", "npm", "cargo", "kubectl", "docker", "make", "pip", "terraform", "aws", "gh"]
+    i = 0
+    while len(deny) + len(ask) + len(allow) < rules:
+        tool = tools[i % len(tools)]
+        kind = i % 6
+        if kind == 0:
+            allow.append(f"Bash({tool} sub{i} *)")
+        elif kind == 1:
+            deny.append(f"Bash({tool} danger{i} *)")
+        elif kind == 2:
+            ask.append(f"Bash({tool} push{i} *)")
+        elif kind == 3:
+            allow.append(f"Read(/srv/repo{i}/**)")
+        elif kind == 4:
+            deny.append(f"Edit(//etc/app{i}/**)")
+        else:
+            allow.append(f"WebFetch(domain:docs{i}.example.com)" if i % 12 == 5 else f"mcp__srv{i}__read")
+        i += 1
+    lines = ["version: 1", "name: bench", "profile: claude-code", "default: ask", "permissions:"]
+    for name, items in (("deny", deny), ("ask", ask), ("allow", allow)):
+        lines.append(f"  {name}:")
+        lines += [f"    - {json.dumps(item)}" for item in items]
+    return "\n".join(lines) + "\n"
+
+
+def make_calls(rules: int, count: int, seed: int = 7) -> list[dict[str, Any]]:
+    """`count` distinct calls hitting allow, deny, ask and default across the policy's kinds."""
+    rng = random.Random(seed)
+    tools = ["git", "npm", "cargo", "kubectl", "docker", "make", "pip", "terraform", "aws", "gh"]
+    out = []
+    for n in range(count):
+        i = rng.randrange(rules)
+        tool = tools[i % len(tools)]
+        shape = n % 8
+        if shape == 0:
+            call = {"tool": "Bash", "args": {"command": f"{tool} sub{i - i % 6} --flag {n}"}}
+        elif shape == 1:
+            call = {"tool": "Bash", "args": {"command": f"{tool} danger{i - i % 6 + 1} x{n} && ls"}}
+        elif shape == 2:
+            call = {"tool": "Bash", "args": {"command": f"{tool} push{i - i % 6 + 2} origin b{n}"}}
+        elif shape == 3:
+            call = {"tool": "Read", "args": {"file_path": f"/srv/repo{i - i % 6 + 3}/src/f{n}.py"}}
+        elif shape == 4:
+            call = {
+                "tool": "Edit",
+                "args": {
+                    "file_path": f"/etc/app{i - i % 6 + 4}/conf{n}",
+                    "old_string": "a",
+                    "new_string": "b",
+                },
+            }
+        elif shape == 5:
+            call = {
+                "tool": "WebFetch",
+                "args": {"url": f"https://docs{n % 997}.example.com/p{n}", "prompt": "read"},
+            }
+        elif shape == 6:
+            call = {"tool": "Bash", "args": {"command": f"echo {n} | grep -c x; cat /tmp/f{n}"}}
+        else:
+            call = {"tool": f"mcp__srv{i}__read", "args": {"id": n}}
+        call["context"] = {"cwd": "/srv/repo0"}
+        out.append(call)
+    return out
+
+
+# -- in-process baseline --------------------------------------------------------------------------------
+@dataclass
+class Cell:
+    label: str
+    workers: int | None
+    concurrency: int | None
+    latencies_ns: list[int] = field(default_factory=list)
+    seconds: float = 0.0
+    errors: int = 0
+    wrong: int = 0
+
+    def row(self) -> dict[str, Any]:
+        lat = sorted(self.latencies_ns)
+        n = len(lat)
+        return {
+            "what": self.label,
+            "workers": self.workers,
+            "concurrency": self.concurrency,
+            "requests": n,
+            "decisions_per_s": round(n / self.seconds) if self.seconds else 0,
+            "p50_ms": round(lat[n // 2] / 1e6, 3) if n else None,
+            "p99_ms": round(lat[min(n - 1, int(n * 0.99))] / 1e6, 3) if n else None,
+            "errors": self.errors,
+            "wrong": self.wrong,
+        }
+
+
+def in_process(policy_path: Path, calls: list[dict[str, Any]], seconds: float) -> tuple[Cell, list[str]]:
+    from toolpolicy import Engine, load_policy
+
+    engine = Engine(load_policy(policy_path), hooks=False)
+    expected = [engine.decide(c["tool"], c["args"], context=c["context"]).decision for c in calls]
+    cell = Cell("in-process decide()", None, 1)
+    deadline = time.perf_counter() + seconds
+    started = time.perf_counter()
+    i = 0
+    while time.perf_counter() < deadline:
+        call = calls[i % len(calls)]
+        t0 = time.perf_counter_ns()
+        engine.decide(call["tool"], call["args"], context=call["context"])
+        cell.latencies_ns.append(time.perf_counter_ns() - t0)
+        i += 1
+    cell.seconds = time.perf_counter() - started
+    return cell, expected
+
+
+# -- the HTTP client ------------------------------------------------------------------------------------
+def request_bytes(path: str, body: bytes, token: str | None) -> bytes:
+    auth = f"Authorization: Bearer {token}\r\n" if token else ""
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n{auth}"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+async def read_answer(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    return status, await reader.readexactly(length) if length else b""
+
+
+def decision_of(endpoint: str, data: bytes) -> str | None:
+    answer = json.loads(data)
+    if endpoint == "hook":
+        return answer.get("hookSpecificOutput", {}).get("permissionDecision")
+    return answer.get("decision")
+
+
+async def run_connections(
+    port: int,
+    requests: list[bytes],
+    expected: list[str],
+    endpoint: str,
+    connections: int,
+    seconds: float,
+    max_requests: int,
+    offset: int,
+) -> dict[str, Any]:
+    latencies: list[int] = []
+    counts = {"errors": 0, "wrong": 0}
+    deadline = time.perf_counter() + seconds
+    budget = [max_requests]
+
+    async def one(start: int) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        i = start
+        try:
+            while time.perf_counter() < deadline and budget[0] > 0:
+                budget[0] -= 1
+                k = i % len(requests)
+                t0 = time.perf_counter_ns()
+                writer.write(requests[k])
+                status, data = await read_answer(reader)
+                latencies.append(time.perf_counter_ns() - t0)
+                if status != 200:
+                    counts["errors"] += 1
+                elif decision_of(endpoint, data) != expected[k]:
+                    counts["wrong"] += 1
+                i += connections
+        except (OSError, asyncio.IncompleteReadError, ValueError):
+            counts["errors"] += 1
+        finally:
+            writer.close()
+
+    started = time.perf_counter()
+    await asyncio.wait_for(
+        asyncio.gather(*(one(offset + c) for c in range(connections))), timeout=seconds + 60
+    )
+    return {"latencies": latencies, "seconds": time.perf_counter() - started, **counts}
+
+
+def client_process(args: tuple[Any, ...]) -> dict[str, Any]:
+    try:
+        import uvloop  # type: ignore[import-not-found]
+
+        uvloop.install()
+    except ImportError:
+        pass
+    return asyncio.run(run_connections(*args))
+
+
+# -- the server ----------------------------------------------------------------------------------------
+def start_server(policy: Path, workers: int) -> tuple[subprocess.Popen[bytes], int]:
+    argv = [sys.executable, "-m", "toolpolicy", "serve", "--policy", str(policy), "--bind", "127.0.0.1:0",
+            "--workers", str(workers), "--no-cache"]  # fmt: skip
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert proc.stderr is not None
+    deadline = time.monotonic() + 120
+    port = None
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline().decode()
+        match = LISTENING.search(line)
+        if match:
+            port = int(match.group(1))
+            break
+        if not line and proc.poll() is not None:
+            raise SystemExit(f"policy serve exited with {proc.returncode}")
+    if port is None:
+        stop_server(proc)
+        raise SystemExit("policy serve did not start in 120 s")
+    import threading
+
+    threading.Thread(target=lambda: proc.stderr and proc.stderr.read(), daemon=True).start()  # keep draining
+    ready = [0]
+    while time.monotonic() < deadline:
+        import http.client
+
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            conn.request("GET", "/readyz")
+            ready[0] = conn.getresponse().status
+            conn.close()
+        except OSError:
+            ready[0] = 0
+        if ready[0] == 200:
+            # with several workers each one loads the policy: wait until every one answers ready
+            time.sleep(0.5 * workers)
+            return proc, port
+        time.sleep(0.1)
+    stop_server(proc)
+    raise SystemExit("policy serve never became ready")
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def load_cell(
+    port: int,
+    requests: list[bytes],
+    expected: list[str],
+    endpoint: str,
+    workers: int,
+    concurrency: int,
+    opts: argparse.Namespace,
+) -> Cell:
+    procs = max(1, min(opts.client_procs, concurrency))
+    shares = [concurrency // procs + (1 if p < concurrency % procs else 0) for p in range(procs)]
+    budget = opts.max_requests // procs
+    warm = [(port, requests, expected, endpoint, s, 0.3, 300, 10_000 + p) for p, s in enumerate(shares)]
+    jobs = [
+        (port, requests, expected, endpoint, s, opts.seconds, budget, sum(shares[:p]))
+        for p, s in enumerate(shares)
+    ]
+    if procs == 1:
+        client_process(warm[0])
+        results = [client_process(jobs[0])]
+    else:
+        with multiprocessing.get_context("spawn").Pool(procs) as pool:
+            pool.map(client_process, warm)
+            results = pool.map(client_process, jobs)
+    cell = Cell(
+        f"policy serve /v1/{'hooks/claude-code' if endpoint == 'hook' else 'decide'}", workers, concurrency
+    )
+    for result in results:
+        cell.latencies_ns += result["latencies"]
+        cell.errors += result["errors"]
+        cell.wrong += result["wrong"]
+    cell.seconds = max(r["seconds"] for r in results)
+    return cell
+
+
+def bodies(calls: list[dict[str, Any]], endpoint: str) -> list[bytes]:
+    if endpoint == "hook":
+        return [
+            json.dumps(
+                {
+                    "hook_event_name": "PreToolUse",
+                    "tool_name": c["tool"],
+                    "tool_input": c["args"],
+                    "cwd": c["context"]["cwd"],
+                    "session_id": "bench",
+                }
+            ).encode()
+            for c in calls
+        ]
+    return [json.dumps(c).encode() for c in calls]
+
+
+# -- main ----------------------------------------------------------------------------------------------
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--rules", type=int, default=1000, help="rules in the generated policy (default 1000)"
+    )
+    parser.add_argument(
+        "--calls", type=int, default=5000, help="distinct calls cycled through (default 5000)"
+    )
+    parser.add_argument(
+        "--concurrency", type=int, nargs="+", default=[1, 16, 64], help="open connections (default 1 16 64)"
+    )
+    parser.add_argument(
+        "--workers", type=int, nargs="+", default=[1, 2], help="server processes (default 1 2)"
+    )
+    parser.add_argument("--seconds", type=float, default=3.0, help="measured time per cell (default 3)")
+    parser.add_argument(
+        "--max-requests", type=int, default=200_000, help="requests per cell at most (default 200000)"
+    )
+    parser.add_argument("--client-procs", type=int, default=1, help="load-generator processes (default 1)")
+    parser.add_argument(
+        "--endpoint",
+        choices=["decide", "hook"],
+        default="decide",
+        help="POST /v1/decide or /v1/hooks/claude-code",
+    )
+    parser.add_argument("--json", dest="json_out", default=None, help="also write the rows to this JSON file")
+    opts = parser.parse_args(argv)
+
+    with tempfile.TemporaryDirectory(prefix="toolpolicy-bench-") as tmp:
+        policy = Path(tmp) / "policy.yaml"
+        policy.write_text(policy_text(opts.rules))
+        calls = make_calls(opts.rules, opts.calls)
+        print(f"policy: {opts.rules} rules; {len(calls)} distinct calls; {os.cpu_count()} CPUs", flush=True)
+        baseline, expected = in_process(policy, calls, min(opts.seconds, 3.0))
+        mix = {d: expected.count(d) for d in ("allow", "ask", "deny")}
+        print(f"decisions in the call mix: {mix}", flush=True)
+        rows = [baseline.row()]
+        print(_format(rows[-1]), flush=True)
+        requests = [request_bytes("/v1/hooks/claude-code" if opts.endpoint == "hook" else "/v1/decide", b, None)
+                    for b in bodies(calls, opts.endpoint)]  # fmt: skip
+        for workers in opts.workers:
+            proc, port = start_server(policy, workers)
+            try:
+                for concurrency in opts.concurrency:
+                    cell = load_cell(port, requests, expected, opts.endpoint, workers, concurrency, opts)
+                    rows.append(cell.row())
+                    print(_format(rows[-1]), flush=True)
+            finally:
+                stop_server(proc)
+    print()
+    print(_table(rows))
+    if opts.json_out:
+        Path(opts.json_out).write_text(json.dumps(rows, indent=2) + "\n")
+    bad = sum(r["errors"] + r["wrong"] for r in rows)
+    if bad:
+        print(f"\n{bad} failed or wrong answers", file=sys.stderr)
+    return 1 if bad else 0
+
+
+def _format(row: dict[str, Any]) -> str:
+    return (
+        f"{row['what']:<34} workers={row['workers'] or '-':<2} c={row['concurrency']:<3} "
+        f"{row['decisions_per_s']:>8} decisions/s  p50 {row['p50_ms']:.3f} ms  p99 {row['p99_ms']:.3f} ms  "
+        f"({row['requests']} requests, {row['errors']} errors, {row['wrong']} wrong)"
+    )
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| what | workers | concurrency | decisions/s | p50 ms | p99 ms | errors+wrong |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['what']} | {r['workers'] or '-'} | {r['concurrency']} | {r['decisions_per_s']} | {r['p50_ms']} | {r['p99_ms']} | {r['errors'] + r['wrong']} |"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

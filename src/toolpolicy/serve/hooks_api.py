@@ -1,0 +1,291 @@
+"""`POST /v1/hooks/{protocol}`: an agent's own hook payload in, the agent's own answer out.
+
+The body is handed to `toolpolicy.adapters.handle(protocol, ...)`, the same function
+`policy hook PROTOCOL` runs, with an engine of the serving snapshot; the protocol is any name in
+`toolpolicy.adapters.PROTOCOLS`, so a protocol added there is served without a change here.
+The adapter's answer is a process answer (exit code, stdout, stderr); it goes back in one of two
+forms:
+
+* **agent form** (default; what an agent's http hook reads): exit 0 -> 200 with stdout as the
+  body, byte for byte (it may be empty: "no opinion"). A blocking exit 2 has no HTTP equivalent
+  (Claude Code 2.1.330 reads no body from a non-2xx answer and, without `onFailure: "block"`,
+  lets the call run), so it becomes **200 with the agent's own JSON deny**, obtained by running
+  the same adapter on the same payload with an engine that denies with the adapter's reason.
+  A protocol with no JSON deny (agent-code) gets 403 with a JSON error. Another exit code (1:
+  the hook was registered on an event that gates nothing) is 422 with a JSON error.
+* **envelope** (`Accept: application/vnd.toolpolicy.hook-result+json`, what `policy hook
+  --server` sends): 200 `{"exit_code", "stdout", "stderr"}`, the CLI's answer exactly.
+
+Refusals at the edge (a bad token, content type or query option, a body over the cap, bytes that
+are not UTF-8) are fail-closed denies too: the adapter's `fail_closed` answer with the reason,
+rendered as above (in the agent form: 200 and the JSON deny; the envelope form answers the
+problem's status so that the thin client decides in-process). Only an unknown protocol is a
+plain 404 JSON error: there is no agent format to deny in.
+
+Options that `policy hook` takes as flags come as query parameters: `mode` (also `auto`),
+`exit_2`, `ask_allows`, `tool`, `cwd`; the thin client forwards the agent's hook variables
+(`AGENT_CODE_HOOK_*`) in the `X-Toolpolicy-Hook-Env` header (a JSON object).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import time
+from functools import partial
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .. import adapters
+from ..adapters import AdapterResult, HookOptions
+from .http_util import (
+    JSON_TYPE,
+    Problem,
+    check_token,
+    decode_utf8,
+    dumps,
+    problem_response,
+    read_body,
+    require_json,
+)
+from .lifecycle import dispatch_answer, lifecycle_event
+from .policy_store import Snapshot
+from .service import INLINE_MAX_BODY, Service
+
+ENVELOPE_TYPE = "application/vnd.toolpolicy.hook-result+json"
+ENV_HEADER = "x-toolpolicy-hook-env"
+FORWARDED_ENV_PREFIXES = ("AGENT_CODE_HOOK_",)  # the agent variables adapters read (agent-code)
+HOOK_MODES = ("default", "yolo", "non_interactive", "auto_edit", "auto")
+QUERY_OPTIONS = ("mode", "exit_2", "ask_allows", "tool", "cwd")
+MINIMAL_PAYLOAD = '{"tool_name": "unknown", "tool_input": {}}'
+TRUE, FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
+
+
+class _DenyEngine:
+    """An engine that denies every call with one reason: renders an adapter's JSON deny."""
+
+    policy = None
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def decide(self, tool: str, args: Any = None, **kwargs: Any) -> Any:
+        from ..runtime.decision import Decision
+
+        return Decision("deny", self.reason, "default")
+
+
+class _ObservedEngine:
+    """Passes every call to the real engine and keeps the decisions (metrics, headers)."""
+
+    def __init__(self, engine: Any, seen: list[Any]) -> None:
+        self._engine = engine
+        self._seen = seen
+
+    def decide(self, tool: str, args: Any = None, **kwargs: Any) -> Any:
+        decision = self._engine.decide(tool, args, **kwargs)
+        self._seen.append(decision)
+        return decision
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._engine, name)
+
+
+def hook_options(request: Request, cap: int) -> HookOptions:
+    """The `policy hook` flags, from the query string and the forwarded-environment header."""
+    if not request.scope.get("query_string") and ENV_HEADER not in request.headers:
+        return _default_options(cap)  # the common case (an agent's http hook): nothing to parse
+    params = request.query_params
+    for key in params:
+        if key not in QUERY_OPTIONS:
+            raise Problem(
+                400, "unknown_option", f"unknown query option `{key}`; known: {', '.join(QUERY_OPTIONS)}"
+            )
+        if len(params.getlist(key)) > 1:
+            raise Problem(400, "bad_option", f"query option `{key}` given more than once")
+    mode = params.get("mode") or None
+    if mode is not None and mode not in HOOK_MODES:
+        raise Problem(400, "bad_option", f"unknown mode `{mode}`; expected one of {', '.join(HOOK_MODES)}")
+    cwd = params.get("cwd") or None
+    if cwd is not None and (not cwd.startswith("/") or "\x00" in cwd):
+        raise Problem(400, "bad_option", "`cwd` must be an absolute path")
+    return HookOptions(
+        mode=mode,
+        exit_2=_flag(params.get("exit_2"), "exit_2"),
+        ask_allows=_flag(params.get("ask_allows"), "ask_allows"),
+        tool=params.get("tool") or None,
+        env=_forwarded_env(request.headers.get(ENV_HEADER)),
+        cwd=cwd,
+        max_input_chars=cap,
+    )
+
+
+@functools.lru_cache(maxsize=4)
+def _default_options(cap: int) -> HookOptions:
+    return HookOptions(max_input_chars=cap)
+
+
+def _flag(value: str | None, name: str) -> bool:
+    text = (value or "").strip().lower()
+    if text in TRUE:
+        return True
+    if text in FALSE:
+        return False
+    raise Problem(400, "bad_option", f"`{name}` must be true or false, not `{value[:20] if value else ''}`")
+
+
+def _forwarded_env(raw: str | None) -> dict[str, str]:
+    if not raw:
+        return {}
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        raise Problem(400, "bad_option", f"the {ENV_HEADER} header is not a JSON object") from None
+    if not isinstance(data, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in data.items()
+    ):
+        raise Problem(400, "bad_option", f"the {ENV_HEADER} header must map names to strings")
+    return {k: v for k, v in data.items() if k.startswith(FORWARDED_ENV_PREFIXES)}
+
+
+def wants_envelope(request: Request) -> bool:
+    return ENVELOPE_TYPE in request.headers.get("accept", "")
+
+
+async def handle_hook(service: Service, request: Request, protocol: str) -> Response:
+    """Answer one hook request (never raises: every failure is the protocol's deny)."""
+    if protocol not in adapters.PROTOCOLS:
+        problem = Problem(
+            404,
+            "unknown_protocol",
+            f"unknown hook protocol `{protocol}`; known: {', '.join(sorted(adapters.PROTOCOLS))}",
+        )
+        service.metrics.http_errors.labels("hook", str(problem.status)).inc()
+        return problem_response(problem)
+    started = time.perf_counter()
+    envelope = wants_envelope(request)
+    snapshot = service.snapshot  # INVARIANT: one policy for the whole request
+    seen: list[Any] = []
+    text: str | None = None
+    try:
+        check_token(request, service.token)
+        options = hook_options(request, service.settings.max_body_bytes)
+        require_json(request)
+        body = await read_body(request, service.settings.max_body_bytes)
+        text = decode_utf8(body)
+        result = await _decide(service, snapshot, protocol, text, options, seen, len(body))
+    except Problem as problem:
+        service.metrics.http_errors.labels("hook", str(problem.status)).inc()
+        service.metrics.hook_failures.labels(protocol, problem.code).inc()
+        if envelope:
+            return problem_response(problem)
+        reason = _problem_reason(problem)
+        result = adapters.fail_closed(protocol, reason)
+        options = HookOptions(max_input_chars=service.settings.max_body_bytes)
+        headers = {"x-toolpolicy-error": problem.code, "x-toolpolicy-exit-code": str(result.exit_code)}
+        return _agent_form(protocol, text, result, options, headers)
+    except Exception as exc:  # INVARIANT: never a 500 that an agent would let through
+        reason = f"toolpolicy: internal error: {type(exc).__name__}: {exc}; the call is denied (fail-closed)"
+        result = adapters.fail_closed(protocol, reason)  # counted below, as `internal`
+        options = HookOptions(max_input_chars=service.settings.max_body_bytes)
+    for decision in seen:
+        service.metrics.count_decision("hook", decision)
+    if not seen and (result.exit_code != 0 or "(fail-closed)" in result.stderr):
+        service.metrics.hook_failures.labels(protocol, _failure_kind(result.stderr)).inc()
+    headers = {"x-toolpolicy-exit-code": str(result.exit_code)}
+    if seen:
+        headers["x-toolpolicy-decision"] = str(seen[-1].decision)
+    if snapshot.digest:
+        headers["x-toolpolicy-policy-digest"] = snapshot.digest
+    response = (
+        _envelope(result, headers) if envelope else _agent_form(protocol, text, result, options, headers)
+    )
+    service.metrics.observe("hook", time.perf_counter() - started)
+    return response
+
+
+async def _decide(
+    service: Service,
+    snapshot: Snapshot,
+    protocol: str,
+    text: str,
+    options: HookOptions,
+    seen: list[Any],
+    size: int,
+) -> AdapterResult:
+    lifecycle = lifecycle_event(protocol, text)
+    if lifecycle is not None:
+        claude_event, event, data = lifecycle
+        offload = event in snapshot.events
+        return await service.run(offload, dispatch_answer, snapshot, claude_event, event, data)
+
+    def factory(*, mode: str | None = None, session_id: str | None = None) -> Any:
+        return _ObservedEngine(snapshot.engine(mode, session_id), seen)
+
+    offload = snapshot.has_hooks or size > INLINE_MAX_BODY
+    run = partial(adapters.handle, protocol, text, factory, options=options)
+    return await service.run(offload, run)
+
+
+def _problem_reason(problem: Problem) -> str:
+    if problem.status == 401:
+        what = f"unauthorized: {problem.message}"
+    else:
+        what = f"bad hook input: {problem.message}"
+    return f"toolpolicy: {what}; the call is denied (fail-closed)"
+
+
+def _failure_kind(stderr: str) -> str:
+    if "bad hook input" in stderr:
+        return "bad_input"
+    if "the policy failed to load" in stderr:
+        return "no_policy"
+    if "internal error" in stderr:
+        return "internal"
+    return "other"
+
+
+def _envelope(result: AdapterResult, headers: dict[str, str]) -> Response:
+    body = {"exit_code": result.exit_code, "stdout": result.stdout, "stderr": result.stderr}
+    return Response(dumps(body), status_code=200, media_type=ENVELOPE_TYPE, headers=headers)
+
+
+def _agent_form(
+    protocol: str, text: str | None, result: AdapterResult, options: HookOptions, headers: dict[str, str]
+) -> Response:
+    if result.exit_code == 0:
+        return Response(result.stdout.encode("utf-8"), status_code=200, media_type=JSON_TYPE, headers=headers)
+    reason = _first_line(result.stderr) or "toolpolicy: the call is denied (fail-closed)"
+    if result.exit_code == 2:
+        deny = deny_answer(protocol, text, reason, options)
+        if deny is not None:
+            return Response(deny.encode("utf-8"), status_code=200, media_type=JSON_TYPE, headers=headers)
+        problem = Problem(403, "denied", reason, headers)
+        return problem_response(problem, {"decision": "deny", "reason": reason})
+    return problem_response(Problem(422, "not_a_decision", reason, headers))
+
+
+def deny_answer(protocol: str, text: str | None, reason: str, options: HookOptions) -> str | None:
+    """`protocol`'s own JSON deny carrying `reason`, for the event in `text` when it can be read
+    (else for the protocol's default event); None when the protocol has no JSON deny."""
+    opts = dataclasses.replace(options, exit_2=False, ask_allows=False)
+    for candidate in (text, MINIMAL_PAYLOAD):
+        if candidate is None:
+            continue
+        try:
+            answer = adapters.handle(protocol, candidate, lambda **kw: _DenyEngine(reason), options=opts)
+        except Exception:
+            continue
+        if answer.exit_code == 0 and answer.stdout.strip().startswith("{"):
+            return answer.stdout
+    return None
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""

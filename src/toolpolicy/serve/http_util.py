@@ -1,0 +1,154 @@
+"""The edge of the server: what every request goes through before anything decides.
+
+* `read_body`: the body, refused past the size cap (from `Content-Length` up front, and while
+  reading a chunked body);
+* `require_json`: `Content-Type: application/json` (a `charset` other than UTF-8 is refused);
+* `parse_json_object`: strict JSON (a duplicate key, `NaN`, a nesting too deep, a value that is
+  not an object are all errors);
+* `check_token`: `Authorization: Bearer TOKEN`, compared in constant time (`hmac.compare_digest`).
+
+Each failure is a `Problem` (an HTTP status, a stable code, a message); the JSON endpoints answer
+it as `{"error": {"status", "code", "message"}}`, the hook endpoint as a deny in the agent's format.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+JSON_TYPE = "application/json"
+
+
+class Problem(Exception):
+    """A request the server refuses: `status` (4xx/5xx), a stable snake_case `code`, a message."""
+
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers or {}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"error": {"status": self.status, "code": self.code, "message": self.message}}
+
+
+def dumps(obj: Any) -> bytes:
+    """Compact JSON, UTF-8; values JSON cannot hold are written as strings."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+
+
+def json_response(obj: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(dumps(obj), status_code=status, media_type=JSON_TYPE, headers=headers)
+
+
+def problem_response(problem: Problem, extra: dict[str, Any] | None = None) -> Response:
+    body = problem.to_json()
+    if extra:
+        body.update(extra)
+    return json_response(body, problem.status, problem.headers)
+
+
+async def read_body(request: Request, cap: int) -> bytes:
+    """The request body, at most `cap` bytes (413 past it)."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isdigit():
+            raise Problem(400, "bad_content_length", f"bad Content-Length `{declared[:40]}`")
+        if int(declared) > cap:
+            raise _too_large(cap)
+    chunks: list[bytes] = []
+    total = 0
+    while True:  # the ASGI messages themselves: cheaper than Starlette's stream() generator
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            raise Problem(400, "client_disconnected", "the client went away before sending the whole body")
+        chunk = message.get("body", b"")
+        total += len(chunk)
+        if total > cap:
+            raise _too_large(cap)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _too_large(cap: int) -> Problem:
+    return Problem(413, "body_too_large", f"the request body is over the {cap}-byte limit")
+
+
+def require_json(request: Request) -> None:
+    """415 unless the body is declared `application/json` (UTF-8)."""
+    raw = request.headers.get("content-type")
+    if raw is None:
+        raise Problem(415, "unsupported_media_type", "missing Content-Type: send `application/json`")
+    media, _, params = raw.partition(";")
+    if media.strip().lower() != JSON_TYPE:
+        raise Problem(415, "unsupported_media_type", f"Content-Type `{raw[:80]}` is not `application/json`")
+    for param in params.split(";"):
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset" and value.strip().strip('"').lower() not in ("utf-8", "utf8"):
+            raise Problem(415, "unsupported_media_type", f"charset `{value.strip()[:40]}` is not UTF-8")
+
+
+def decode_utf8(body: bytes) -> str:
+    """The body as text (a leading BOM dropped, as `policy hook` does); 400 if not UTF-8."""
+    try:
+        return body.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise Problem(400, "bad_encoding", f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
+
+
+def parse_json_object(text: str) -> dict[str, Any]:
+    """A strict JSON object; 400 for anything else."""
+    if not text.strip():
+        raise Problem(400, "bad_json", "empty body (expected a JSON object)")
+    try:
+        data = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants)
+    except RecursionError:
+        raise Problem(400, "bad_json", "JSON nested too deeply") from None
+    except ValueError as exc:
+        raise Problem(400, "bad_json", f"not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise Problem(400, "bad_json", f"expected a JSON object, not {type_name(data)}")
+    return data
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate key `{key}`")
+        out[key] = value
+    return out
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"`{name}` is not JSON")
+
+
+def type_name(value: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number")
+
+
+def check_token(request: Request, token: bytes | None) -> None:
+    """401 unless the request carries `Authorization: Bearer <token>` (when a token is set)."""
+    if token is None:
+        return
+    header = request.headers.get("authorization", "")
+    scheme, _, given = header.partition(" ")
+    if scheme.lower() != "bearer" or not given.strip():
+        raise Problem(
+            401,
+            "unauthorized",
+            "missing bearer token: send `Authorization: Bearer <token>`",
+            {"WWW-Authenticate": 'Bearer realm="toolpolicy"'},
+        )
+    if not hmac.compare_digest(given.strip().encode("latin-1"), token):
+        raise Problem(
+            401, "unauthorized", "wrong bearer token", {"WWW-Authenticate": 'Bearer realm="toolpolicy"'}
+        )
