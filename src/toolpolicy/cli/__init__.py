@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("schema_cmd", "schema_command"),
     "compile": ("compile_cmd", "compile_command"),
     "bench": ("compile_cmd", "bench_command"),
+    "mcp-proxy": ("mcp_proxy_cmd", "mcp_proxy_command"),
 }
 
 
