@@ -15,13 +15,15 @@ Place in the pipeline: on top of the runtime and `integrations._core` (fail-clos
 - `resources/*` and `prompts/*` pass through unchanged (only when the upstream offers them).
 
 Upstream failures (a crash, a hang, malformed messages that leave a request
-unanswered past `timeout`) become errors for that request; the proxy keeps serving. The upstream's own MCP errors
-pass through as MCP errors.
+unanswered past `timeout`) become errors for that request; the proxy keeps serving. On `tools/call`
+every upstream failure, its own MCP errors included, is a tool error the model can read; on the
+other methods the upstream's MCP errors pass through as MCP errors.
 """
 
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -168,9 +170,7 @@ class Proxy:
                 f"toolpolicy: MCP server `{self.options.name}` did not answer `{name}` "
                 f"within {self.options.timeout:g} s"
             )
-        except MCPError:
-            raise  # the upstream's own protocol error (unknown tool, bad params) passes through
-        except Exception as exc:
+        except Exception as exc:  # a crash, a broken connection, or the upstream's own MCP error
             return tool_error(
                 f"toolpolicy: MCP server `{self.options.name}` failed on `{name}`: {_describe(exc)}"
             )
@@ -222,8 +222,10 @@ class Proxy:
         try:
             with anyio.fail_after(self.options.timeout):
                 return await fn(*args, **kwargs)
-        except MCPError:
-            raise
+        except MCPError as exc:
+            if exc.code == types.CONNECTION_CLOSED:
+                raise _upstream_error(method, exc) from None
+            raise  # the upstream's own answer (an unknown resource, bad params) passes through
         except Exception as exc:
             raise _upstream_error(method, exc) from None
 
@@ -260,6 +262,8 @@ def _cursor(params: types.PaginatedRequestParams | None) -> str | None:
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, BaseExceptionGroup):
         return "; ".join(_describe(e) for e in exc.exceptions)
+    if isinstance(exc, MCPError):
+        return f"MCP error {exc.code}: {exc.message}"
     text = str(exc) or "the connection closed"
     return f"{type(exc).__name__}: {text}"
 
@@ -295,10 +299,32 @@ async def serve_stdio(engine: Any, options: ProxyOptions, lock: ToolLock) -> Non
     """Run the proxy on this process's stdin/stdout until the client disconnects."""
     from mcp.server.stdio import stdio_server
 
-    async with connect(options) as upstream:
+    async with anyio.create_task_group() as group:
+        upstream: Client = await group.start(_hold_upstream, options)
         proxy = Proxy(engine, options, upstream, lock)
         with contextlib.suppress(Exception):
             await proxy.refresh_tools()  # pin what the upstream offers now (errors show on tools/list)
         server = proxy.server()
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
+        group.cancel_scope.cancel()  # the client left: close the upstream too
+
+
+async def _hold_upstream(options: ProxyOptions, *, task_status: Any) -> None:
+    """Keep the upstream connection open in its own task, so its end never ends the proxy.
+
+    A failure to connect propagates (the proxy does not start); once connected, the upstream
+    crashing or closing only makes its later requests fail, and the proxy answers those with errors.
+    """
+    started = False
+    try:
+        async with connect(options) as client:
+            task_status.started(client)
+            started = True
+            await anyio.sleep_forever()
+    except Exception as exc:
+        if not started:
+            raise
+        print(
+            f"policy mcp-proxy: the upstream MCP server connection ended: {_describe(exc)}", file=sys.stderr
+        )
