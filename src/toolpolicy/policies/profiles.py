@@ -97,6 +97,21 @@ _CODEX_TOOLS: dict[str, dict[str, Any]] = {
     "apply_patch": _generic("input"),
 }
 
+# LangChain's community tools (`langchain_community.tools`: file management, `ShellTool`, requests),
+# as `toolpolicy.integrations.langchain` names them; `terminal`'s `commands` list is decided as the
+# `;`-joined script the tool runs. Copy and move write their destination (the primary argument).
+_LANGCHAIN_TOOLS: dict[str, dict[str, Any]] = {
+    "terminal": _shell("commands"),
+    "read_file": _path("file_path", read_only=True),
+    "write_file": _path("file_path", args=("text", "append")),
+    "file_delete": _path("file_path"),
+    "copy_file": _path("destination_path", args=("source_path",)),
+    "move_file": _path("destination_path", args=("source_path",)),
+    "list_directory": _path("dir_path", read_only=True),
+    "file_search": _path("dir_path", read_only=True, args=("pattern",)),
+    **{f"requests_{verb}": _url("url", args=("data",)) for verb in ("get", "post", "patch", "put", "delete")},
+}
+
 PROFILES: dict[str, Profile] = {
     "generic": Profile("generic", dict(_DOCKER_AGENT_TOOLS), write_tool="write_file"),
     "docker-agent": Profile("docker-agent", dict(_DOCKER_AGENT_TOOLS), write_tool="write_file"),
@@ -110,6 +125,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "gemini": Profile("gemini", _GEMINI_TOOLS, write_tool="write_file"),
     "codex": Profile("codex", _CODEX_TOOLS),
+    "langchain": Profile("langchain", _LANGCHAIN_TOOLS, write_tool="write_file"),
 }
 
 

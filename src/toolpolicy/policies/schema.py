@@ -15,7 +15,7 @@ DecisionName = Literal["allow", "ask", "deny"]
 ModeName = Literal["default", "yolo", "non_interactive"]
 RuleMode = Literal["default", "yolo", "non_interactive", "auto_edit"]
 KindName = Literal["shell", "path", "url", "generic"]
-ProfileName = Literal["generic", "claude-code", "docker-agent", "gemini", "codex"]
+ProfileName = Literal["generic", "claude-code", "docker-agent", "gemini", "codex", "langchain"]
 OnError = Literal["warn", "ignore", "block"]
 
 
