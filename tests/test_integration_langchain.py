@@ -120,3 +120,32 @@ def test_engine_error_denies(server: OpenAIServer, wrapper: str) -> None:
 def test_terminal_commands_are_decided_as_the_script_that_runs() -> None:
     assert normalise_args("terminal", {"commands": ["ls", "rm -rf ~"]}) == {"commands": "ls;rm -rf ~"}
     assert normalise_args("other", {"commands": ["ls"]}) == {"commands": ["ls"]}
+
+
+def test_the_langchain_profile_decides_community_tool_names(server: OpenAIServer, tmp_path: Any) -> None:
+    from toolpolicy import Engine, load_policy
+
+    policy = load_policy(
+        text='version: 1\nprofile: langchain\ndefault: ask\npermissions:\n  allow: ["read_file"]\n  deny: ["read_file(.env)"]\n',
+        name="policy.yaml",
+    )
+    opened: list[str] = []
+
+    @tool
+    def read_file(file_path: str) -> str:
+        """Read a file (the community ReadFileTool's name and argument)."""
+        opened.append(file_path)
+        return "contents"
+
+    sync_wrap, async_wrap = tool_call_wrappers(Engine(policy))
+    model = ChatOpenAI(model="fake", base_url=server.base_url, api_key="test", max_retries=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        agent = create_react_agent(
+            model, ToolNode([read_file], wrap_tool_call=sync_wrap, awrap_tool_call=async_wrap)
+        )
+    for path in ("src/app.py", "config/../.env"):
+        server.reset()
+        server.script(Reply(tool_calls=(ToolCall("read_file", {"file_path": path}),)), Reply("done"))
+        agent.invoke({"messages": [("user", "read it")]})
+    assert opened == ["src/app.py"]  # `config/../.env` is the path `.env`: denied, never opened

@@ -30,6 +30,8 @@ guardrails: the policy cannot see them. Any error in a guardrail rejects the cal
 
 from __future__ import annotations
 
+import json
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -57,11 +59,43 @@ def _context(call_id: str | None) -> dict[str, Any]:
     return {"agent": AGENT, "tool_use_id": call_id} if call_id else {"agent": AGENT}
 
 
-async def _decide_guardrail(engine: Any, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
+class Decisions:
+    """One decision per tool call: `needs_approval` and the input guardrail both ask about the same
+    call (same call id, tool and arguments); the second gets the first's verdict, so the policy's
+    hooks, its decision log and its denial counts see each call once. Bounded (LRU)."""
+
+    def __init__(self, engine: Any, size: int = 1024) -> None:
+        self.engine = engine
+        self.size = size
+        self._seen: OrderedDict[tuple[str, str, str], Verdict] = OrderedDict()
+
+    async def decide(self, tool: str, args: Any, call_id: str | None) -> Verdict:
+        key: tuple[str, str, str] | None = None
+        if call_id:
+            try:
+                key = (call_id, tool, json.dumps(args, sort_keys=True))
+            except (TypeError, ValueError):
+                key = None
+        if key is not None and key in self._seen:
+            self._seen.move_to_end(key)
+            return self._seen[key]
+        verdict = await adecide(self.engine, tool, args, _context(call_id))
+        if key is not None:
+            self._seen[key] = verdict
+            if len(self._seen) > self.size:
+                self._seen.popitem(last=False)
+        return verdict
+
+
+def _decisions(engine: Any) -> Decisions:
+    return engine if isinstance(engine, Decisions) else Decisions(engine)
+
+
+async def _decide_guardrail(
+    decisions: Decisions, data: ToolInputGuardrailData
+) -> ToolGuardrailFunctionOutput:
     ctx = data.context
-    verdict = await adecide(
-        engine, ctx.tool_name, parse_arguments(ctx.tool_arguments), _context(ctx.tool_call_id)
-    )
+    verdict = await decisions.decide(ctx.tool_name, parse_arguments(ctx.tool_arguments), ctx.tool_call_id)
     info = {"decision": verdict.decision, "reason": verdict.reason, "rule": verdict.rule}
     if verdict.decision == "ask" and ctx.is_tool_approved(ctx.tool_name, ctx.tool_call_id) is True:
         verdict = Verdict(
@@ -76,11 +110,14 @@ async def _decide_guardrail(engine: Any, data: ToolInputGuardrailData) -> ToolGu
 
 
 def input_guardrail(engine: Any) -> ToolInputGuardrail[Any]:
-    """A tool input guardrail: deny (and unapproved ask) rejects the call; errors reject it too."""
+    """A tool input guardrail: deny (and unapproved ask) rejects the call; errors reject it too.
+
+    `engine` is an `Engine` or a `Decisions` shared with `needs_approval`."""
+    decisions = _decisions(engine)
 
     async def toolpolicy_input(data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
         try:
-            return await _decide_guardrail(engine, data)
+            return await _decide_guardrail(decisions, data)
         except Exception as exc:  # INVARIANT: fail closed
             return ToolGuardrailFunctionOutput.reject_content(engine_error(exc).message())
 
@@ -103,13 +140,16 @@ def output_guardrail(engine: Any) -> ToolOutputGuardrail[Any]:
 
 def needs_approval(engine: Any, tool_name: str, previous: Any = False) -> NeedsApproval:
     """A `needs_approval` callable: True when the policy asks (or `previous`, the tool's own setting,
-    says so). A deny needs no approval: the input guardrail rejects it."""
+    says so). A deny needs no approval: the input guardrail rejects it.
+
+    `engine` is an `Engine` or a `Decisions` shared with the input guardrail."""
+    decisions = _decisions(engine)
 
     async def toolpolicy_needs_approval(
         ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str
     ) -> bool:
         try:
-            verdict = await adecide(engine, tool_name, params, _context(call_id))
+            verdict = await decisions.decide(tool_name, params, call_id)
         except Exception:  # INVARIANT: unsure -> the guardrail rejects; asking too costs nothing
             return True
         if verdict.decision == "ask":
@@ -123,7 +163,8 @@ def guard_tool(tool: Any, engine: Any, *, post_hooks: bool = True) -> Any:
     """A copy of a `FunctionTool` decided by the policy (other tools are returned unchanged)."""
     if not isinstance(tool, FunctionTool):
         return tool
-    inputs = [input_guardrail(engine), *(tool.tool_input_guardrails or [])]
+    decisions = Decisions(engine)
+    inputs = [input_guardrail(decisions), *(tool.tool_input_guardrails or [])]
     outputs = list(tool.tool_output_guardrails or [])
     if post_hooks:
         outputs.insert(0, output_guardrail(engine))
@@ -131,7 +172,7 @@ def guard_tool(tool: Any, engine: Any, *, post_hooks: bool = True) -> Any:
         tool,
         tool_input_guardrails=inputs,
         tool_output_guardrails=outputs,
-        needs_approval=needs_approval(engine, tool.name, tool.needs_approval),
+        needs_approval=needs_approval(decisions, tool.name, tool.needs_approval),
     )
 
 

@@ -35,7 +35,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
-from ..integrations._core import Verdict, aafter_call, adecide
+from ..integrations._core import Verdict, aafter_call, adecide, has_post_hooks
 from . import approval
 from .filtering import never_allowed
 from .lock import ToolLock, tool_digest
@@ -179,6 +179,8 @@ class Proxy:
     async def _post(
         self, name: str, args: dict[str, Any], result: types.CallToolResult, context: Mapping[str, Any]
     ) -> types.CallToolResult:
+        if not has_post_hooks(self.engine):
+            return result
         dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         after = await aafter_call(self.engine, self.policy_tool(name), args, dumped, context)
         if after is dumped:
@@ -243,12 +245,13 @@ class Proxy:
         if caps.prompts is not None:
             handlers |= {"on_list_prompts": self.list_prompts, "on_get_prompt": self.get_prompt}
         info = self.upstream.server_info
-        return Server(
+        server: Server[Any] = Server(
             f"toolpolicy-mcp-proxy ({self.options.name})",
             version=info.version if info is not None else "",
             instructions=self.upstream.instructions,
             **handlers,
         )
+        return server
 
 
 def tool_error(text: str) -> types.CallToolResult:
