@@ -73,27 +73,24 @@ def mcp_proxy_command(
         raise click.UsageError(f"--name `{name}` must be letters, digits, `_` or `-`")
     if bool(upstream_url) == bool(command):
         raise click.UsageError("give exactly one upstream: a server command after `--`, or --upstream URL")
-    try:
-        from ..mcp_proxy.lock import LockError, ToolLock
-        from ..mcp_proxy.proxy import ProxyOptions
-    except ImportError as exc:
-        _fail(f"the MCP proxy needs the `mcp` extra (pip install 'toolpolicy[mcp]'): {exc}")
-    options = ProxyOptions(
-        name=name,
-        command=list(command) or None,
-        upstream_url=upstream_url,
-        lock_path=lock_path,
-        strict=strict,
-        filter_tools=filter_tools,
-        timeout=timeout,
-        env=dict(os.environ),
-    )
+    from ..mcp_proxy.lock import LockError, ToolLock  # light: the proxy (and `mcp`) load in _serve
+
+    settings = {
+        "name": name,
+        "command": list(command) or None,
+        "upstream_url": upstream_url,
+        "lock_path": lock_path,
+        "strict": strict,
+        "filter_tools": filter_tools,
+        "timeout": timeout,
+        "env": dict(os.environ),
+    }
     try:
         engine = _engine(policy_path, fmt, mode, not no_hooks, log_path)
         lock = ToolLock.open(lock_path, name)
     except LockError as exc:
         _fail(str(exc))
-    _serve(engine, options, lock)
+    _serve(engine, settings, lock)
 
 
 def _engine(policy_path: str, fmt: str | None, mode: str | None, hooks: bool, log: str | None) -> Any:
@@ -114,14 +111,17 @@ def _engine(policy_path: str, fmt: str | None, mode: str | None, hooks: bool, lo
         _fail(f"the policy failed to load: {exc}")
 
 
-def _serve(engine: Any, options: Any, lock: Any) -> None:
-    import anyio
+def _serve(engine: Any, settings: dict[str, Any], lock: Any) -> None:
+    try:
+        import anyio
 
+        from ..mcp_proxy.proxy import ProxyOptions, serve_stdio
+    except ImportError as exc:
+        _fail(f"the MCP proxy needs the `mcp` extra (pip install 'toolpolicy[mcp]'): {exc}")
     from ..mcp_proxy.lock import LockError
-    from ..mcp_proxy.proxy import serve_stdio
 
     try:
-        anyio.run(serve_stdio, engine, options, lock)
+        anyio.run(serve_stdio, engine, ProxyOptions(**settings), lock)
     except KeyboardInterrupt:
         sys.exit(130)
     except LockError as exc:
