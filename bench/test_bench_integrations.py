@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import pytest
@@ -55,7 +55,7 @@ def _row(
     ROWS.append((name, best[0], best[1], best[2]))
 
 
-def _sync(coroutine_function: Callable[[], Awaitable[None]]) -> Callable[[], None]:
+def _sync(coroutine_function: Callable[[], Coroutine[Any, Any, None]]) -> Callable[[], None]:
     return lambda: asyncio.run(coroutine_function())
 
 
@@ -160,10 +160,11 @@ def test_langgraph_tool_node_wrapper() -> None:
     engine, calls = _engine(), _calls()
     lc_shell = lc_tool(shell)
     wrap, _ = tool_call_wrappers(engine)
+    no_runtime: Any = None  # outside a graph: the wrapper never reads it
     requests = [
         ToolCallRequest(
-            tool_call={"name": "shell", "args": c, "id": f"c{i}"}, tool=lc_shell, state={}, runtime=None
-        )  # type: ignore[arg-type]
+            tool_call={"name": "shell", "args": c, "id": f"c{i}"}, tool=lc_shell, state={}, runtime=no_runtime
+        )
         for i, c in enumerate(calls)
     ]
 

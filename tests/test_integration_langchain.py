@@ -17,6 +17,7 @@ from langchain_openai import ChatOpenAI  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 from langgraph.prebuilt import ToolNode, create_react_agent  # noqa: E402
 from langgraph.types import Command  # noqa: E402
+from pydantic import SecretStr  # noqa: E402
 
 from integration_policy import SECRET, BrokenEngine, Notes, engine  # noqa: E402
 from openai_server import OpenAIServer, Reply, ToolCall  # noqa: E402
@@ -46,11 +47,11 @@ def _run(
         tools: Any = ToolNode([write_note], wrap_tool_call=sync_wrap, awrap_tool_call=async_wrap)
     else:
         tools = [guard_tool(write_note, policy_engine)]
-    model = ChatOpenAI(model="fake", base_url=server.base_url, api_key="test", max_retries=0)
+    model = ChatOpenAI(model="fake", base_url=server.base_url, api_key=SecretStr("test"), max_retries=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # create_react_agent's own deprecation notice (LangGraph 1.x)
         agent = create_react_agent(model, tools, checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": f"{wrapper}-{path}"}}
+    config: Any = {"configurable": {"thread_id": f"{wrapper}-{path}"}}
     server.reset()
     server.script(Reply(tool_calls=(ToolCall("write_note", {"path": path, "text": "hi"}),)), Reply("done"))
     if use_async:
@@ -138,7 +139,7 @@ def test_the_langchain_profile_decides_community_tool_names(server: OpenAIServer
         return "contents"
 
     sync_wrap, async_wrap = tool_call_wrappers(Engine(policy))
-    model = ChatOpenAI(model="fake", base_url=server.base_url, api_key="test", max_retries=0)
+    model = ChatOpenAI(model="fake", base_url=server.base_url, api_key=SecretStr("test"), max_retries=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         agent = create_react_agent(

@@ -42,7 +42,7 @@ def _run(
         asked = 0
         if isinstance(result.output, DeferredToolRequests):
             asked = len(result.output.approvals)
-            approvals = {call.tool_call_id: bool(approve) for call in result.output.approvals}
+            approvals: dict[str, Any] = {call.tool_call_id: bool(approve) for call in result.output.approvals}
             result = await agent.run(
                 message_history=result.all_messages(),
                 deferred_tool_results=DeferredToolResults(approvals=approvals),

@@ -110,9 +110,8 @@ def test_guard_context_supplies_the_engine_and_follows_tasks(engine: Engine) -> 
     async def main() -> list[str]:
         with guard(engine):
             # a task created inside the block sees the guard (contextvars are copied into tasks)
-            return await asyncio.gather(
-                fetch("https://a.example"), asyncio.create_task(fetch("https://b.example"))
-            )
+            second = asyncio.create_task(fetch("https://b.example"))
+            return list(await asyncio.gather(fetch("https://a.example"), second))
 
     assert asyncio.run(main()) == ["body of https://a.example", "body of https://b.example"]
 

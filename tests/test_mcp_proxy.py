@@ -12,7 +12,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -41,7 +41,7 @@ hooks:
   post_tool_use:
     - hooks: [{type: builtin, builtin: redact_secrets}]
 """
-Elicit = Callable[[Any, Any], Any]
+Elicit = Any  # an mcp ElicitationFnT
 
 
 def _policy_script() -> str:
