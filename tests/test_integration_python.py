@@ -94,6 +94,17 @@ def test_ask_without_an_approver_is_refused(engine: Engine) -> None:
     assert info.value.verdict.rule == "permissions.ask[0]"
 
 
+def test_an_explicit_engine_uses_the_enclosing_guards_approver(engine: Engine) -> None:
+    @guarded(engine, tool="shell")
+    def shell(cmd: str) -> str:
+        return "pushed"
+
+    with guard(engine, approve=lambda tool, args, verdict: True):
+        assert shell("git push") == "pushed"
+    with pytest.raises(ApprovalRequired):
+        shell("git push")
+
+
 def test_approver_that_raises_has_not_approved(engine: Engine) -> None:
     def approve(tool: str, args: dict[str, Any], verdict: Verdict) -> bool:
         raise RuntimeError("approval UI crashed")

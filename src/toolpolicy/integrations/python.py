@@ -194,7 +194,8 @@ def guarded(
                 return Guard(
                     active.engine, approve or active.approve, {**(active.context or {}), **(context or {})}
                 )
-            return Guard(engine, approve, context)
+            enclosing = _CURRENT.get()
+            return Guard(engine, approve or (enclosing.approve if enclosing is not None else None), context)
 
         if inspect.iscoroutinefunction(fn):
 
