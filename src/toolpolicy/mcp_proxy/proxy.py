@@ -139,6 +139,8 @@ class Proxy:
         why = f"the definition of `{name}` changed since it was pinned in the lock file"
         if self.options.strict:
             return Verdict("deny", f"{why} (--strict)")
+        if getattr(self.engine, "mode", None) == "non_interactive":  # nobody to ask; yolo never lifts it
+            return Verdict("deny", f"{why} (non-interactive mode)")
         if verdict.decision == "ask":
             return Verdict("ask", f"{why}; and {verdict.reason}", verdict.rule, verdict.updated_input)
         return Verdict("ask", why, verdict.rule, verdict.updated_input)
