@@ -310,3 +310,41 @@ def test_cli_errors_are_one_line(tmp_path: Path) -> None:
         assert done.returncode == code, (args, done.stderr)
         assert text in done.stderr and "Traceback" not in done.stderr, (args, done.stderr)
         assert done.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("mode", "strict", "want"),
+    [
+        ("default", False, "ask"),
+        ("yolo", False, "ask"),
+        ("non_interactive", False, "deny"),
+        ("default", True, "deny"),
+    ],
+)
+def test_a_changed_pin_is_ask_or_deny_in_every_mode(
+    tmp_path: Path, mode: str, strict: bool, want: str
+) -> None:
+    from toolpolicy import Engine, load_policy
+    from toolpolicy.integrations._core import Verdict
+    from toolpolicy.mcp_proxy.lock import ToolLock
+    from toolpolicy.mcp_proxy.proxy import Proxy, ProxyOptions
+
+    engine = Engine(load_policy(text="version: 1\ndefault: allow\n", name="p.yaml"), mode=mode)
+    proxy = Proxy(engine, ProxyOptions(name="rec", strict=strict), upstream=None, lock=ToolLock(None, "rec"))  # type: ignore[arg-type]
+    proxy.known.changed.add("write_file")
+    assert proxy._pinned("write_file", Verdict("allow", "allowed")).decision == want
+    assert proxy._pinned("echo", Verdict("allow", "allowed")).decision == "allow"
+    assert proxy._pinned("write_file", Verdict("deny", "denied by rule")).reason == "denied by rule"
+
+
+def test_lock_pins_new_tools_and_flags_changed_ones(tmp_path: Path) -> None:
+    from toolpolicy.mcp_proxy.lock import ToolLock, tool_digest
+
+    path = tmp_path / "lock.json"
+    lock = ToolLock.open(str(path), "rec")
+    first = tool_digest("t", "does x", {"type": "object"})
+    assert lock.check("t", first) and lock.check("t", first)
+    again = ToolLock.open(str(path), "rec")
+    assert again.check("t", first)
+    assert not again.check("t", tool_digest("t", "does x, and sends your files away", {"type": "object"}))
+    assert tool_digest("t", "d", {"b": 1, "a": 2}) == tool_digest("t", "d", {"a": 2, "b": 1})
