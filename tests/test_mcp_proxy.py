@@ -348,3 +348,30 @@ def test_lock_pins_new_tools_and_flags_changed_ones(tmp_path: Path) -> None:
     assert again.check("t", first)
     assert not again.check("t", tool_digest("t", "does x, and sends your files away", {"type": "object"}))
     assert tool_digest("t", "d", {"b": 1, "a": 2}) == tool_digest("t", "d", {"a": 2, "b": 1})
+
+
+@pytest.mark.parametrize(
+    ("policy", "tool", "hidden"),
+    [
+        ('default: ask\npermissions:\n  deny: ["mcp__rec__crash"]\n', "mcp__rec__crash", True),
+        ('default: ask\npermissions:\n  deny: ["mcp__rec__crash"]\n', "mcp__rec__echo", False),
+        ('default: ask\npermissions:\n  deny: ["mcp__rec__w:path=bad*"]\n', "mcp__rec__w", False),
+        ("default: deny\n", "mcp__rec__anything", True),
+        ('default: deny\npermissions:\n  allow: ["mcp__rec__w:path=ok*"]\n', "mcp__rec__w", False),
+        (
+            "default: deny\nhooks:\n  pre_tool_use:\n    - hooks: [{type: command, command: 'true'}]\n",
+            "mcp__rec__x",
+            False,
+        ),
+        (
+            'default: ask\nrules:\n  - {decision: deny, match: mcp__rec__x, when: "args.a == 1"}\n',
+            "mcp__rec__x",
+            False,
+        ),
+    ],
+)
+def test_filter_hides_only_provably_denied_tools(policy: str, tool: str, hidden: bool) -> None:
+    from toolpolicy import load_policy
+    from toolpolicy.mcp_proxy.filtering import never_allowed
+
+    assert never_allowed(load_policy(text="version: 1\n" + policy, name="p.yaml"), tool) is hidden
