@@ -3,8 +3,8 @@
 It records every `tools/call` it receives as one JSON line in `$RECORD_FILE` *before* acting, so a
 test can prove what reached it (a denied call never does). `$DESCRIPTION_VARIANT` changes the
 description of `write_file` (a "rug pull"). Tools: `write_file(path, content)` writes into the
-current directory, `read_config()` returns text holding a secret, `echo(text)`, `hang()` never
-answers, `crash()` kills the process. One resource (`config://app`) and one prompt (`review`).
+current directory, `read_config()` returns text holding a secret, `echo(text)`, `hang()` does not
+answer for a minute, `crash()` kills the process. One resource (`config://app`) and one prompt (`review`).
 
 Run: `python recording_server.py` (stdio) or `python recording_server.py http PORT`.
 """
@@ -58,9 +58,9 @@ def echo(text: str) -> str:
 
 @server.tool()
 def hang() -> str:
-    """Never answers."""
+    """Does not answer for a minute (longer than any proxy timeout in the tests)."""
     record("hang", {})
-    time.sleep(3600)
+    time.sleep(60)
     return "late"
 
 

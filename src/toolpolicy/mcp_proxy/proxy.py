@@ -22,7 +22,9 @@ other methods the upstream's MCP errors pass through as MCP errors.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import signal
 import sys
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
@@ -305,6 +307,7 @@ async def serve_stdio(engine: Any, options: ProxyOptions, lock: ToolLock) -> Non
     from mcp.server.stdio import stdio_server
 
     async with anyio.create_task_group() as group:
+        _stop_on_sigterm(group.cancel_scope)
         upstream: Client = await group.start(_hold_upstream, options)
         proxy = Proxy(engine, options, upstream, lock)
         with contextlib.suppress(Exception):
@@ -313,6 +316,18 @@ async def serve_stdio(engine: Any, options: ProxyOptions, lock: ToolLock) -> Non
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
         group.cancel_scope.cancel()  # the client left: close the upstream too
+
+
+def _stop_on_sigterm(scope: anyio.CancelScope) -> None:
+    """SIGTERM (how MCP clients stop a stdio server after closing its stdin) becomes an orderly stop.
+
+    The upstream runs in its own session, so it is not killed with the proxy's process group: the
+    proxy must stop it itself (the SDK's stdio client closes its stdin, then kills its process
+    group). Dying on SIGTERM in the middle of that would orphan an upstream that does not exit on
+    its own (a hung tool call).
+    """
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # no signals here
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, scope.cancel)
 
 
 async def _hold_upstream(options: ProxyOptions, *, task_status: Any) -> None:
