@@ -5,7 +5,8 @@ script of canned `Reply`s when one is queued (fenced JSON, prose, HTTP 500, slow
 else from a real local GGUF model through llama-cpp-python (`model=`), honouring
 `response_format: json_schema` with a llama.cpp JSON grammar (free strings capped at 80
 characters so the object closes within a small `max_tokens`). `AnthropicServer` implements
-`POST /v1/messages` from a script. Both record every request, and the peak number of requests
+`POST /v1/messages` from a script. A scripted `Reply` may carry `tool_calls` (OpenAI function calls),
+so agent frameworks' tool loops can be driven end to end. Both record every request, and the peak number of requests
 in flight, so tests can assert what the official SDKs really sent.
 
 Standard library only (`http.server` in a daemon thread); nothing leaves the loopback address.
@@ -23,12 +24,23 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class ToolCall:
+    """One function call the scripted model makes: the tool's name and its arguments."""
+
+    name: str
+    arguments: dict[str, Any] | str
+    id: str = ""
+
+
+@dataclass(frozen=True)
 class Reply:
-    """One canned answer: the assistant text, or an HTTP error status, after `delay` seconds."""
+    """One canned answer: the assistant text (and function calls), or an HTTP error status,
+    after `delay` seconds."""
 
     content: str | None = ""
     status: int = 200
     delay: float = 0.0
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 class ScriptedServer:
@@ -157,6 +169,13 @@ class OpenAIServer(ScriptedServer):
         finally:
             self._leave()
 
+    def tool_messages(self) -> list[dict[str, Any]]:
+        """The `tool` role messages (what the model was told a tool returned) of the last request."""
+        with self._lock:
+            last = self.requests[-1]["body"] if self.requests else {}
+        messages = last.get("messages") if isinstance(last, dict) else None
+        return [m for m in messages or [] if isinstance(m, dict) and m.get("role") == "tool"]
+
     def _complete(self, reply: Reply | None, body: Any) -> tuple[int, Any]:
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             return 400, {"error": {"message": "messages array required", "type": "invalid_request_error"}}
@@ -164,7 +183,7 @@ class OpenAIServer(ScriptedServer):
             time.sleep(reply.delay)
             if reply.status != 200:
                 return reply.status, {"error": {"message": "scripted failure", "type": "server_error"}}
-            return 200, completion(body.get("model", ""), reply.content)
+            return 200, completion(body.get("model", ""), reply.content, reply.tool_calls)
         if self.model is None:
             return 500, {"error": {"message": "no scripted reply and no model", "type": "server_error"}}
         return 200, completion(body.get("model", ""), self._generate(body))
@@ -202,7 +221,23 @@ def _model_messages(model: Any, messages: list[dict[str, Any]]) -> list[dict[str
     return rest
 
 
-def completion(model: str, content: str | None) -> dict[str, Any]:
+def completion(model: str, content: str | None, tool_calls: tuple[ToolCall, ...] = ()) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if tool_calls:
+        message["content"] = content or None
+        message["tool_calls"] = [
+            {
+                "id": call.id or f"call_{i}_{call.name}",
+                "type": "function",
+                "function": {
+                    "name": call.name,
+                    "arguments": call.arguments
+                    if isinstance(call.arguments, str)
+                    else json.dumps(call.arguments),
+                },
+            }
+            for i, call in enumerate(tool_calls)
+        ]
     return {
         "id": "chatcmpl-test",
         "object": "chat.completion",
@@ -211,8 +246,8 @@ def completion(model: str, content: str | None) -> dict[str, Any]:
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": content},
-                "finish_reason": "stop",
+                "message": message,
+                "finish_reason": "tool_calls" if tool_calls else "stop",
             }
         ],
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},

@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("compile_cmd", "bench_command"),
     "install": ("install_cmd", "install_command"),
     "doctor": ("install_cmd", "doctor_command"),
+    "mcp-proxy": ("mcp_proxy_cmd", "mcp_proxy_command"),
 }
 
 

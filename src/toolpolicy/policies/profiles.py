@@ -148,6 +148,21 @@ _CLINE_TOOLS: dict[str, dict[str, Any]] = {
     "attempt_completion": _generic("result", args=("command",)),
 }
 
+# LangChain's community tools (`langchain_community.tools`: file management, `ShellTool`, requests),
+# as `toolpolicy.integrations.langchain` names them; `terminal`'s `commands` list is decided as the
+# `;`-joined script the tool runs. Copy and move write their destination (the primary argument).
+_LANGCHAIN_TOOLS: dict[str, dict[str, Any]] = {
+    "terminal": _shell("commands"),
+    "read_file": _path("file_path", read_only=True),
+    "write_file": _path("file_path", args=("text", "append")),
+    "file_delete": _path("file_path"),
+    "copy_file": _path("destination_path", args=("source_path",)),
+    "move_file": _path("destination_path", args=("source_path",)),
+    "list_directory": _path("dir_path", read_only=True),
+    "file_search": _path("dir_path", read_only=True, args=("pattern",)),
+    **{f"requests_{verb}": _url("url", args=("data",)) for verb in ("get", "post", "patch", "put", "delete")},
+}
+
 PROFILES: dict[str, Profile] = {
     "generic": Profile("generic", dict(_DOCKER_AGENT_TOOLS), write_tool="write_file"),
     "docker-agent": Profile("docker-agent", dict(_DOCKER_AGENT_TOOLS), write_tool="write_file"),
@@ -168,6 +183,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "copilot": Profile("copilot", _COPILOT_TOOLS, covers={"create": ("edit",)}, write_tool="create"),
     "cline": Profile("cline", _CLINE_TOOLS, write_tool="write_to_file"),
+    "langchain": Profile("langchain", _LANGCHAIN_TOOLS, write_tool="write_file"),
 }
 
 

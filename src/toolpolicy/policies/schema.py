@@ -16,7 +16,7 @@ ModeName = Literal["default", "yolo", "non_interactive"]
 RuleMode = Literal["default", "yolo", "non_interactive", "auto_edit"]
 KindName = Literal["shell", "path", "url", "generic"]
 ProfileName = Literal[
-    "generic", "claude-code", "docker-agent", "gemini", "codex", "cursor", "copilot", "cline"
+    "generic", "claude-code", "docker-agent", "gemini", "codex", "cursor", "copilot", "cline", "langchain"
 ]
 OnError = Literal["warn", "ignore", "block"]
 
