@@ -25,6 +25,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("schema_cmd", "schema_command"),
     "compile": ("compile_cmd", "compile_command"),
     "bench": ("compile_cmd", "bench_command"),
+    "replay": ("replay_cmd", "replay_command"),
+    "report": ("report_cmd", "report_command"),
 }
 
 
