@@ -78,7 +78,8 @@ def run_dask(
                 f"the Dask scheduler at {scheduler or 'the local cluster'} has no workers "
                 f"(waited {connect_timeout:g} s)"
             ) from None
-        return _run(client, partitions, policy, old, options, connect_timeout, emit, progress)
+        with client.as_current():
+            return _run(client, partitions, policy, old, options, connect_timeout, emit, progress)
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -120,7 +121,10 @@ def _run(
     no_workers_since: float | None = None
     try:
         while pending:
-            done, pending = wait(list(pending), timeout=_POLL, return_when="FIRST_COMPLETED")
+            try:
+                done, pending = wait(list(pending), timeout=_POLL, return_when="FIRST_COMPLETED")
+            except TimeoutError:  # nothing finished in this poll
+                done = set()
             for future in done:
                 result = _result(future, partitions[index[future.key]])
                 total.merge(result.summary)

@@ -89,7 +89,9 @@ def read_piece(
 
 
 def _not_an_object(line: bytes) -> str:
-    return "cut short (the last line has no newline)" if not line.endswith(b"\n") else "not a JSON object"
+    if not line.endswith(b"\n"):
+        return "cut short (the last line has no newline)"
+    return "invalid JSON: not an object from `{` to `}`"
 
 
 def _invalid(line: bytes, exc: BaseException) -> str:
