@@ -6,8 +6,10 @@ Place in the pipeline: an alternative to `run.run_local` with the same inputs an
 cluster is used (its workers must have the same toolpolicy installed and see the same files at the
 same paths).
 
-The compiled policy is sent once to every worker (`scatter(broadcast=True)`); each task refers
-to it, and its lazy index is built once per worker process. A partition's summary is all or
+The compiled policy is pickled once and becomes a task of its own (`pickle.loads` of the bytes):
+every worker fetches its result once and keeps it while the run lasts, each partition task refers
+to it, and its lazy index is built once per worker process. Being a task rather than scattered
+data, it is computed again if the workers holding it die. A partition's summary is all or
 nothing, so a worker that dies mid-task loses nothing: the scheduler runs the task again on
 another worker. A task that kills workers more often than the scheduler allows
 (`distributed.scheduler.allowed-failures`), a task that raises after its retries, a scheduler that
@@ -72,7 +74,7 @@ def run_dask(
             raise DaskRunError(f"cannot reach the Dask scheduler at {scheduler}: {_one_line(exc)}") from None
         stack.callback(_quietly, client.close)
         try:
-            client.wait_for_workers(1, timeout=connect_timeout)
+            client.wait_for_workers(1 if scheduler else workers, timeout=connect_timeout)
         except (OSError, TimeoutError):
             raise DaskRunError(
                 f"the Dask scheduler at {scheduler or 'the local cluster'} has no workers "
@@ -97,9 +99,9 @@ def _run(
 
     if emit is not None:
         options = _with_emit(options)
-    shipped = client.scatter(policy, broadcast=True, hash=False)
-    shipped_old = client.scatter(old, broadcast=True, hash=False) if old is not None else None
     token = uuid.uuid4().hex[:12]
+    shipped = _ship(client, policy, f"toolpolicy-policy-{token}")
+    shipped_old = _ship(client, old, f"toolpolicy-old-policy-{token}") if old is not None else None
     futures = [
         client.submit(
             replay_partition,
@@ -135,10 +137,22 @@ def _run(
                     next_out = _flush(waiting, next_out, emit)
             if not done:
                 no_workers_since = _check_workers(client, no_workers_since, connect_timeout)
-    except BaseException:
+    except DaskRunError:
         client.cancel(list(pending))
         raise
+    except Exception as exc:  # a cancelled future, a lost scheduler: one line, never a traceback
+        client.cancel(list(pending))
+        raise DaskRunError(f"the Dask run failed: {type(exc).__name__}: {_one_line(exc)}") from None
     return total
+
+
+def _ship(client: Any, policy: Any, key: str) -> Any:
+    """The policy as a task result that every worker fetches once (and keeps): a task, not scattered
+    data, so that the scheduler can compute it again if the workers holding it die."""
+    import pickle
+
+    blob = pickle.dumps(policy, protocol=pickle.HIGHEST_PROTOCOL)
+    return client.submit(pickle.loads, blob, key=key, pure=False, retries=TASK_RETRIES)
 
 
 def _result(future: Any, partition: list[Piece]) -> PartitionResult:
