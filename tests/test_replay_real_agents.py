@@ -65,7 +65,11 @@ def _harness(agent: str) -> ModuleType:
     if missing:
         pytest.skip(f"the real-agent tests need node and npm; not on PATH: {', '.join(missing)}")
     harness = _load(HARNESS, "toolpolicy_tests_claude_client")
-    version = {"claude": harness.DEFAULT_VERSION, "gemini": harness.GEMINI_DEFAULT_VERSION, "codex": harness.CODEX_DEFAULT_VERSION}[agent]
+    version = {
+        "claude": harness.DEFAULT_VERSION,
+        "gemini": harness.GEMINI_DEFAULT_VERSION,
+        "codex": harness.CODEX_DEFAULT_VERSION,
+    }[agent]
     try:
         if agent == "claude":
             harness.ensure_claude(None, version, log=io.StringIO())
@@ -106,7 +110,10 @@ def test_replay_reads_and_decides_what_the_real_agent_wrote(agent: str, tmp_path
         recorded = Path(path).read_text(encoding="utf-8").splitlines()[int(line) - 1]
         assert "DENIED_BY_REPLAY" in recorded  # file:line points at the record of the call
         cut = _load(ROOT / "fixtures" / "replay" / "cut.py", "toolpolicy_tests_replay_cut")
-        fresh = write(tmp_path / "cut" / Path(path).name, cut.cut_text(Path(path).read_text(encoding="utf-8"), str(work)))
+        fresh = write(
+            tmp_path / "cut" / Path(path).name,
+            cut.cut_text(Path(path).read_text(encoding="utf-8"), str(work)),
+        )
         whole = [c for c in read_calls([path]) if isinstance(c, RecordedCall)]
         trimmed = [c for c in read_calls([str(fresh)]) if isinstance(c, RecordedCall)]
         assert [(c.tool, c.args, c.session) for c in trimmed] == [(c.tool, c.args, c.session) for c in whole]

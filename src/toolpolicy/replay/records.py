@@ -9,7 +9,7 @@ between processes inside partial summaries).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 # Why a line was skipped (the keys of `Summary.skip_reasons`).
 MALFORMED = "malformed"  # not JSON, or JSON that is not an object
@@ -17,9 +17,9 @@ TOO_LONG = "too_long"  # over the line-size cap: never read into memory
 BAD_CALL = "bad_call"  # a tool call record without a usable name or arguments
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Where:
-    """A place in the input: `path:line` (1-based). Ordered by path, then line."""
+class Where(NamedTuple):
+    """A place in the input: `path:line` (1-based). Ordered by path, then line (a tuple: the
+    summary compares millions of them)."""
 
     path: str
     line: int

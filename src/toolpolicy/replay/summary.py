@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import datetime
 import os
+import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .records import RecordedCall, Skipped, Where
 
@@ -30,8 +31,7 @@ OTHER = "(other)"
 _TEXT_CHARS = 200
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Example:
+class Example(NamedTuple):
     """A call shown as an example: where it was recorded, its tool and its primary argument."""
 
     where: Where
@@ -260,18 +260,21 @@ def _label(decision: Any) -> str:
     return str(decision.rule) if decision.rule else f"({decision.source})"
 
 
+_SHELL_HEAD = re.compile(
+    r"\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*"  # VAR=value prefixes
+    r"(?:\S*/)?(\S+)"  # the program, without its directory
+    r"(?:\s+(-[A-Za-z]{1,3}|[A-Za-z][A-Za-z0-9_:-]{0,23})(?=\s|$))?"  # a subcommand or short flags
+)
+
+
 def command_head(text: str, kind: str) -> str:
     """What groups similar calls: a shell command's program and subcommand (`git push`, `rm -rf`),
     a path's directory (three levels), a URL's host; other tools group as one."""
     if kind == "shell":
-        words = text.split(None, 8)
-        while words and "=" in words[0].split("/", 1)[0] and not words[0].startswith("="):
-            words.pop(0)  # VAR=value prefixes
-        if not words:
+        m = _SHELL_HEAD.match(text)
+        if m is None:
             return ""
-        head = os.path.basename(words[0]) or words[0]
-        if len(words) > 1 and _subcommand(words[1]):
-            head += " " + words[1]
+        head = m.group(1) if m.group(2) is None else f"{m.group(1)} {m.group(2)}"
         return head[:60]
     if kind == "path":
         parent = os.path.dirname(text)
@@ -281,12 +284,6 @@ def command_head(text: str, kind: str) -> str:
         rest = text.split("://", 1)[-1]
         return rest.split("/", 1)[0].rsplit("@", 1)[-1][:60]
     return ""
-
-
-def _subcommand(word: str) -> bool:
-    if word.startswith("-"):
-        return 1 < len(word) <= 4 and word[1:].isalpha()
-    return len(word) <= 24 and word[:1].isalpha() and not any(c in word for c in "/.=$`'\"\\<>|;&(){}*?")
 
 
 def _hour(timestamp: str | None) -> str | None:
