@@ -166,10 +166,10 @@ def full_replay(paths: list[str], policy_text: str, engine: str, workers: int) -
 
 def peak_rss_mib(paths_file: str) -> float:
     code = (
-        "import json,resource,sys; sys.path.insert(0, %r); import bench_replay as b; "
-        "paths=json.load(open(%r)); b.overhead_only(paths, b.POLICY); "
+        f"import json,resource,sys; sys.path.insert(0, {str(HERE)!r}); import bench_replay as b; "
+        f"paths=json.load(open({paths_file!r})); b.overhead_only(paths, b.POLICY); "
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
-    ) % (str(HERE), paths_file)
+    )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=3600
     )
@@ -189,7 +189,11 @@ def main() -> int:
     ap.add_argument("--skip-dask", action="store_true")
     args = ap.parse_args()
 
+    import logging
+
     import history_gen
+
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)  # a closing cluster's heartbeats are noise
 
     root = Path(args.dir or tempfile.mkdtemp(prefix="toolpolicy-replay-bench-"))
     stamp = root / ".calls"
