@@ -33,8 +33,8 @@ def _colour() -> Any:
 
 def decision_mix(decisions: dict[str, int]) -> dict[str, Any]:
     alt = _alt()
-    rows = [{"decision": d, "count": decisions.get(d, 0)} for d in DECISIONS]
-    total = sum(r["count"] for r in rows)
+    rows: list[dict[str, Any]] = [{"decision": d, "count": decisions.get(d, 0)} for d in DECISIONS]
+    total = sum(decisions.get(d, 0) for d in DECISIONS)
     text = ", ".join(f"{r['decision']} {r['count']}" for r in rows)
     chart = (
         alt.Chart(alt.Data(values=rows), description=f"Decisions of {total} replayed calls: {text}.")
