@@ -29,6 +29,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "install": ("install_cmd", "install_command"),
     "doctor": ("install_cmd", "doctor_command"),
     "mcp-proxy": ("mcp_proxy_cmd", "mcp_proxy_command"),
+    "replay": ("replay_cmd", "replay_command"),
+    "report": ("report_cmd", "report_command"),
 }
 
 

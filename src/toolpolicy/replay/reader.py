@@ -1,0 +1,101 @@
+"""Read recorded history: lines -> JSON objects -> `RecordedCall`s and `Skipped` lines, streamed.
+
+Place in the pipeline: over `lines` (raw capped lines), `formats` (what a JSON object records)
+and under the runner. Nothing here is fatal for a bad *line*: a line that is not JSON, that is
+not an object, that is over the size cap, or whose call is unusable is yielded as `Skipped` with
+its `file:line`. A file that cannot be read at all raises `InputError` (the run must not pretend
+to be complete).
+
+Speed: a line that holds none of its format's markers cannot record a call, so it is not parsed,
+only checked to be shaped like an object (`{...}`); JSON is parsed with orjson when installed
+(the `replay` extra), else with the standard library.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .detect import InputError
+from .formats import registry
+from .lines import DEFAULT_MAX_LINE_BYTES, iter_lines
+from .records import MALFORMED, TOO_LONG, RecordedCall, Skipped, Where
+
+
+def _json_loads() -> Callable[[bytes], Any]:
+    try:
+        import orjson
+
+        return orjson.loads  # type: ignore[no-any-return]
+    except ImportError:  # pragma: no cover - the replay extra installs orjson
+        import json
+
+        return json.loads
+
+
+loads = _json_loads()
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A whole file, or the lines that start in `[start, end)` of it (`first_line` is the first's number)."""
+
+    path: str
+    format: str
+    start: int = 0
+    end: int | None = None
+    first_line: int = 1
+    size: int = 0
+
+    @property
+    def whole_file(self) -> bool:
+        return self.start == 0 and self.end is None
+
+
+def read_piece(
+    piece: Piece, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+) -> Iterator[RecordedCall | Skipped]:
+    """Every recorded call and skipped line of one piece, in file order."""
+    fmt = registry()[piece.format](piece.path)
+    markers = re.compile(b"|".join(re.escape(m) for m in fmt.markers)).search if fmt.markers else None
+    path = piece.path
+    try:
+        for lineno, line in iter_lines(
+            path, start=piece.start, end=piece.end, first_line=piece.first_line, max_line_bytes=max_line_bytes
+        ):
+            if not line:  # TOO_LONG_LINE: a real line is never empty
+                yield Skipped(Where(path, lineno), TOO_LONG, f"over the {max_line_bytes}-byte line cap")
+                continue
+            text = line.strip()
+            if not text:
+                continue
+            if markers is not None and markers(text) is None:
+                if text[0] != 0x7B or text[-1] != 0x7D:
+                    yield Skipped(Where(path, lineno), MALFORMED, _not_an_object(line))
+                continue
+            try:
+                obj = loads(text)
+            except (ValueError, RecursionError) as exc:
+                yield Skipped(Where(path, lineno), MALFORMED, _invalid(line, exc))
+                continue
+            if not isinstance(obj, dict):
+                yield Skipped(Where(path, lineno), MALFORMED, "a JSON value that is not an object")
+                continue
+            yield from fmt.records(obj, Where(path, lineno))
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _not_an_object(line: bytes) -> str:
+    if not line.endswith(b"\n"):
+        return "cut short (the last line has no newline)"
+    return "invalid JSON: not an object from `{` to `}`"
+
+
+def _invalid(line: bytes, exc: BaseException) -> str:
+    if not line.endswith(b"\n"):
+        return "cut short (the last line has no newline): invalid JSON"
+    text = str(exc) or type(exc).__name__
+    return f"invalid JSON: {text[:200]}"

@@ -1,0 +1,301 @@
+"""The replay summary: counts that partial runs add up, whatever the order they are merged in.
+
+Place in the pipeline: the runner feeds each decided call to a `Summariser` (which knows the
+policy, to find a call's primary argument), and each skipped line to `Summary.skip`; Dask workers
+return one `Summary` per partition and the driver `merge`s them. Every field is a count or a
+"smallest by location" choice (the example shown for a group is the earliest `file:line`), so
+merging is commutative and associative: a run split over any number of workers gives exactly the
+single-process result.
+
+Memory is bounded by what is *distinct*, never by the number of calls: decisions, rules, tools,
+hours of the timeline, command heads (`git push`, not the whole command) and change groups. The
+command heads are capped (`max_keys`); past the cap new heads are counted under `(other)` and the
+summary says it is approximate.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from .records import RecordedCall, Skipped, Where
+
+DECISIONS = ("allow", "ask", "deny")
+WEIGHT = {"allow": 1, "ask": 2, "deny": 3}
+NARROWING, WIDENING = "narrowing", "widening"
+OTHER = "(other)"
+_TEXT_CHARS = 200
+
+
+class Example(NamedTuple):
+    """A call shown as an example: where it was recorded, its tool and its primary argument."""
+
+    where: Where
+    tool: str
+    text: str
+
+
+def _keep_smallest(examples: list[Example], new: Example, limit: int) -> None:
+    """Keep the `limit` earliest examples, sorted (order-independent, so merges are exact)."""
+    if len(examples) >= limit and new >= examples[-1]:
+        return
+    if new in examples:
+        return
+    examples.append(new)
+    examples.sort()
+    del examples[limit:]
+
+
+@dataclass
+class Summary:
+    """Everything a replay reports, as mergeable counts."""
+
+    examples: int = 3
+    keep_problems: int = 100
+    max_keys: int = 50_000
+    calls: int = 0
+    skip_reasons: dict[str, int] = field(default_factory=dict)
+    problems: list[Skipped] = field(default_factory=list)
+    files: dict[str, int] = field(default_factory=dict)
+    decisions: dict[str, int] = field(default_factory=lambda: dict.fromkeys(DECISIONS, 0))
+    sources: dict[str, int] = field(default_factory=dict)
+    rules: dict[str, int] = field(default_factory=dict)
+    tools: dict[str, list[int]] = field(default_factory=dict)
+    unknown_tools: dict[str, int] = field(default_factory=dict)
+    heads: dict[str, dict[tuple[str, str], list[Any]]] = field(
+        default_factory=lambda: {"ask": {}, "deny": {}}
+    )
+    approximate: bool = False
+    timeline: dict[str, list[int]] = field(default_factory=dict)
+    untimed: list[int] = field(default_factory=lambda: [0, 0, 0])
+    against: bool = False
+    old_decisions: dict[str, int] = field(default_factory=lambda: dict.fromkeys(DECISIONS, 0))
+    changes: dict[str, int] = field(default_factory=lambda: {NARROWING: 0, WIDENING: 0})
+    change_groups: dict[tuple[str, str, str, str, str], list[Any]] = field(default_factory=dict)
+
+    @property
+    def skipped(self) -> int:
+        return sum(self.skip_reasons.values())
+
+    def skip(self, item: Skipped) -> None:
+        self.skip_reasons[item.reason] = self.skip_reasons.get(item.reason, 0) + 1
+        self._keep_problem(item)
+
+    def _keep_problem(self, item: Skipped) -> None:
+        """Keep the `keep_problems` earliest skipped lines (by location, so merges are exact)."""
+        problems = self.problems
+        if len(problems) >= self.keep_problems and item.where >= problems[-1].where:
+            return
+        problems.append(item)
+        if len(problems) > 1 and problems[-2].where > item.where:
+            problems.sort(key=lambda p: p.where)
+        del problems[self.keep_problems :]
+
+    def count_file(self, fmt: str) -> None:
+        self.files[fmt] = self.files.get(fmt, 0) + 1
+
+    # -- merging --------------------------------------------------------------------------------
+    def merge(self, other: Summary) -> Summary:
+        """Add `other` into this summary (in place) and return it."""
+        self.calls += other.calls
+        _add(self.skip_reasons, other.skip_reasons)
+        for item in other.problems:
+            self._keep_problem(item)
+        _add(self.files, other.files)
+        _add(self.decisions, other.decisions)
+        _add(self.sources, other.sources)
+        _add(self.rules, other.rules)
+        for tool, counts in other.tools.items():
+            mine = self.tools.setdefault(tool, [0, 0, 0])
+            for i in range(3):
+                mine[i] += counts[i]
+        _add(self.unknown_tools, other.unknown_tools)
+        for decision, heads in other.heads.items():
+            for key, (count, example) in heads.items():
+                self._add_head(decision, key, count, example)
+        self.approximate = self.approximate or other.approximate
+        for hour, counts in other.timeline.items():
+            mine = self.timeline.setdefault(hour, [0, 0, 0])
+            for i in range(3):
+                mine[i] += counts[i]
+        for i in range(3):
+            self.untimed[i] += other.untimed[i]
+        self.against = self.against or other.against
+        _add(self.old_decisions, other.old_decisions)
+        _add(self.changes, other.changes)
+        for group_key, (count, examples) in other.change_groups.items():
+            group = self.change_groups.setdefault(group_key, [0, []])
+            group[0] += count
+            for example in examples:
+                _keep_smallest(group[1], example, self.examples)
+        return self
+
+    def _add_head(self, decision: str, key: tuple[str, str], count: int, example: Example) -> None:
+        heads = self.heads[decision]
+        entry = heads.get(key)
+        if entry is None:
+            if len(heads) >= self.max_keys and key[1] != OTHER:
+                self.approximate = True
+                key = (key[0], OTHER)
+                entry = heads.get(key)
+            if entry is None:
+                heads[key] = [count, example]
+                return
+        entry[0] += count
+        if example < entry[1]:
+            entry[1] = example
+
+
+def _add(mine: dict[str, int], other: dict[str, int]) -> None:
+    for key, value in other.items():
+        mine[key] = mine.get(key, 0) + value
+
+
+class Summariser:
+    """Adds decided calls to a `Summary`, reading each call's primary argument through the policy."""
+
+    def __init__(self, policy: Any, summary: Summary) -> None:
+        self.policy = policy
+        self.summary = summary
+        self._specs: dict[str, tuple[str | None, str, bool]] = {}
+
+    def add(self, call: RecordedCall, decision: Any, old: Any = None) -> None:
+        s = self.summary
+        verdict = str(decision.decision)
+        index = 0 if verdict == "allow" else 1 if verdict == "ask" else 2
+        s.calls += 1
+        s.decisions[verdict] = s.decisions.get(verdict, 0) + 1
+        source = str(decision.source)
+        s.sources[source] = s.sources.get(source, 0) + 1
+        rule = decision.rule
+        if rule:
+            s.rules[rule] = s.rules.get(rule, 0) + 1
+        tool = call.tool
+        counts = s.tools.get(tool)
+        if counts is None:
+            counts = s.tools[tool] = [0, 0, 0]
+            if not self._spec(tool)[2]:
+                s.unknown_tools[tool] = 0
+        counts[index] += 1
+        if tool in s.unknown_tools:
+            s.unknown_tools[tool] += 1
+        hour = _hour(call.timestamp)
+        if hour is None:
+            s.untimed[index] += 1
+        else:
+            bucket = s.timeline.get(hour)
+            if bucket is None:
+                bucket = s.timeline[hour] = [0, 0, 0]
+            bucket[index] += 1
+        if index:
+            text = self.text(call)
+            s._add_head(
+                verdict, (tool, command_head(text, self._spec(tool)[1])), 1, Example(call.where, tool, text)
+            )
+        if old is not None:
+            self._compare(call, decision, verdict, old)
+
+    def _compare(self, call: RecordedCall, decision: Any, verdict: str, old: Any) -> None:
+        s = self.summary
+        s.against = True
+        before = str(old.decision)
+        s.old_decisions[before] = s.old_decisions.get(before, 0) + 1
+        if before == verdict:
+            return
+        direction = NARROWING if WEIGHT[verdict] > WEIGHT[before] else WIDENING
+        s.changes[direction] += 1
+        key = (direction, before, verdict, _label(old), _label(decision))
+        group = s.change_groups.get(key)
+        if group is None:
+            group = s.change_groups[key] = [0, []]
+        group[0] += 1
+        if len(group[1]) < s.examples or call.where < group[1][-1].where:
+            _keep_smallest(group[1], Example(call.where, call.tool, self.text(call)), s.examples)
+
+    def _spec(self, tool: str) -> tuple[str | None, str, bool]:
+        spec = self._specs.get(tool)
+        if spec is None:
+            policy = self.policy
+            name = policy.canonical_tool(tool)
+            known = name in policy.tools
+            ts = policy.tool_spec(name)
+            spec = self._specs[tool] = (ts.arg, ts.kind, known)
+        return spec
+
+    def text(self, call: RecordedCall) -> str:
+        """The call's primary argument as text (the whole arguments as JSON when it has none)."""
+        arg = self._spec(call.tool)[0]
+        args = call.args
+        value = args.get(arg) if arg and isinstance(args, dict) else None
+        if value is None:
+            value = _first_text(args)
+        if isinstance(value, list) and all(isinstance(w, str) for w in value):
+            value = shlex.join(value)
+        text = value if isinstance(value, str) else _compact(value)
+        return text if len(text) <= _TEXT_CHARS else text[: _TEXT_CHARS - 1] + "…"
+
+
+def _first_text(args: Any) -> Any:
+    if isinstance(args, dict):
+        for value in args.values():
+            if isinstance(value, str):
+                return value
+    return args
+
+
+def _compact(value: Any) -> str:
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)[: _TEXT_CHARS + 1]
+    except (TypeError, ValueError, RecursionError):
+        return type(value).__name__
+
+
+def _label(decision: Any) -> str:
+    return str(decision.rule) if decision.rule else f"({decision.source})"
+
+
+_SHELL_HEAD = re.compile(
+    r"\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*"  # VAR=value prefixes
+    r"(?:\S*/)?(\S+)"  # the program, without its directory
+    r"(?:\s+(-[A-Za-z]{1,3}|[A-Za-z][A-Za-z0-9_:-]{0,23})(?=\s|$))?"  # a subcommand or short flags
+)
+
+
+def command_head(text: str, kind: str) -> str:
+    """What groups similar calls: a shell command's program and subcommand (`git push`, `rm -rf`),
+    a path's directory (three levels), a URL's host; other tools group as one."""
+    if kind == "shell":
+        m = _SHELL_HEAD.match(text)
+        if m is None:
+            return ""
+        head = m.group(1) if m.group(2) is None else f"{m.group(1)} {m.group(2)}"
+        return head[:60]
+    if kind == "path":
+        parent = os.path.dirname(text)
+        parts = parent.split("/")
+        return "/".join(parts[:4])[:60] or text[:60]
+    if kind == "url":
+        rest = text.split("://", 1)[-1]
+        return rest.split("/", 1)[0].rsplit("@", 1)[-1][:60]
+    return ""
+
+
+def _hour(timestamp: str | None) -> str | None:
+    """`YYYY-MM-DDTHH` in UTC, or None when there is no readable time."""
+    if not timestamp:
+        return None
+    if len(timestamp) >= 20 and timestamp[10] == "T" and timestamp[-1] == "Z":
+        return timestamp[:13]
+    try:
+        when = datetime.datetime.fromisoformat(timestamp)
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=datetime.UTC)
+    return when.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H")
