@@ -35,6 +35,9 @@ def canonical_dump(policy: Any) -> dict[str, Any]:
                 f.name: strip(getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.name != "location"
             }
             return (type(obj).__name__, tuple(sorted(fields.items(), key=lambda kv: kv[0])))
+        if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a NamedTuple record
+            fields = {f: strip(getattr(obj, f)) for f in obj._fields if f != "location"}
+            return (type(obj).__name__, tuple(sorted(fields.items(), key=lambda kv: kv[0])))
         if isinstance(obj, dict):
             return tuple(sorted((k, strip(v)) for k, v in obj.items()))
         if isinstance(obj, list | tuple):

@@ -9,19 +9,18 @@ It never imports the compiler: the engine comes from the `engine_factory` the ca
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 MAX_INPUT_CHARS = 16 * 1024 * 1024  # a hook payload above this is refused (fail closed)
+_NO_ENV: Mapping[str, str] = MappingProxyType({})
 MAX_REASON_CHARS = 2000  # agents show the reason to the model; keep it readable
 
 
-@dataclass(frozen=True, slots=True)
-class AdapterResult:
+class AdapterResult(NamedTuple):
     """The hook's answer: the process exit code and what to write on stdout and stderr."""
 
     exit_code: int
@@ -29,8 +28,7 @@ class AdapterResult:
     stderr: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class HookOptions:
+class HookOptions(NamedTuple):
     """How `policy hook` answers (the CLI flags of the same names).
 
     `mode`: None keeps the policy's mode; `auto` maps the agent's own mode where its input carries
@@ -45,7 +43,7 @@ class HookOptions:
     exit_2: bool = False
     ask_allows: bool = False
     tool: str | None = None
-    env: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = _NO_ENV
     cwd: str | None = None
     max_input_chars: int = MAX_INPUT_CHARS
 
@@ -57,8 +55,7 @@ class InputError(Exception):
     """The hook input is not what the agent's protocol promises; the call fails closed."""
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
+class Call(NamedTuple):
     """One tool call read from a hook input."""
 
     tool: str
@@ -170,7 +167,7 @@ def decide(engine_factory: EngineFactory, call: Call, mode: str | None) -> Any:
     if isinstance(rewritten, dict):
         spelled = _without_alias_spellings(engine, call, rewritten)
         if spelled != rewritten:
-            decision = dataclasses.replace(decision, updated_input=spelled)
+            decision = decision.replace(updated_input=spelled)
     return decision
 
 

@@ -34,7 +34,6 @@ Answers:
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from ._common import (
@@ -78,7 +77,7 @@ def handle(
         call = read_call(data, PROTOCOL, opts, **context)
         mode = None if opts.mode == "auto" else opts.mode
         engine = engine_factory(mode=mode, session_id=call.session_id)
-        call = dataclasses.replace(call, tool=_canonical_tool(engine, call.tool))
+        call = call._replace(tool=_canonical_tool(engine, call.tool))
         if event == "PostToolUse":
             return _post_tool_use(engine, call, data)
         decision = decide(lambda **_: engine, call, mode)

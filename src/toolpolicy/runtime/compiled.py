@@ -8,17 +8,16 @@ here: regex strings and the `when` AST (rebuilding the closures needs neither La
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .hooks.types import HookGroup
+if TYPE_CHECKING:  # hooks are imported only by policies that have some (pickle finds the module)
+    from .hooks.types import HookGroup
 
 PRIMARY = None  # Cond.key for "the primary argument of whatever tool the rule is applied to"
 DECISION_WEIGHT = {"allow": 1, "ask": 2, "deny": 3}
 
 
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
+class ToolSpec(NamedTuple):
     """A tool as the policy knows it: kind, primary argument, argument aliases, read-only hint."""
 
     name: str
@@ -29,8 +28,7 @@ class ToolSpec:
     args: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Cond:
+class Cond(NamedTuple):
     """One condition of a rule: the argument `key` (PRIMARY = the tool's primary argument)
     must full-match `regex`. `kind_view` says whether the value is seen through the tool's kind
     (shell units, normalised paths, URL hosts) or as its plain text. `exact` marks patterns with
@@ -44,8 +42,7 @@ class Cond:
     kind: str | None = None  # only for tools of this kind (a specifier on a glob tool part)
 
 
-@dataclass(frozen=True, slots=True)
-class CompiledRule:
+class CompiledRule(NamedTuple):
     """A rule ready to evaluate; `index` is its position in file order (reports use the first)."""
 
     index: int
@@ -65,8 +62,7 @@ class CompiledRule:
     allow_redirection: bool = False  # an allow that also covers the unit's output redirections
 
 
-@dataclass(frozen=True, slots=True)
-class PolicyTestCase:
+class PolicyTestCase(NamedTuple):
     name: str
     tool: str
     args: Any
@@ -78,27 +74,72 @@ class PolicyTestCase:
     location: str | None = None
 
 
-@dataclass(eq=False)
 class CompiledPolicy:
-    """An immutable compiled policy. Build it with `toolpolicy.compiler.compile_policy`."""
+    """An immutable compiled policy. Build it with `toolpolicy.compiler.compile_policy`.
 
-    name: str | None
-    digest: str
-    default: str
-    mode: str
-    fold: bool
-    profile: str
-    tools: dict[str, ToolSpec]
-    tool_aliases: dict[str, str]
-    rules: tuple[CompiledRule, ...]
-    hooks: dict[str, tuple[HookGroup, ...]]
-    write_tool: str | None
-    base_dir: str
-    tests: tuple[PolicyTestCase, ...] = ()
-    warnings: tuple[str, ...] = ()
-    sources: tuple[str, ...] = ()
-    _lazy: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    Derived structures that cannot be pickled (the index, plans, `when` closures) live in
+    `_lazy`, are built on first use and are never pickled.
+    """
+
+    __slots__ = (
+        "_lazy",
+        "_lock",
+        "base_dir",
+        "default",
+        "digest",
+        "fold",
+        "hooks",
+        "mode",
+        "name",
+        "profile",
+        "rules",
+        "sources",
+        "tests",
+        "tool_aliases",
+        "tools",
+        "warnings",
+        "write_tool",
+    )
+
+    def __init__(
+        self,
+        name: str | None,
+        digest: str,
+        default: str,
+        mode: str,
+        fold: bool,
+        profile: str,
+        tools: dict[str, ToolSpec],
+        tool_aliases: dict[str, str],
+        rules: tuple[CompiledRule, ...],
+        hooks: dict[str, tuple[HookGroup, ...]],
+        write_tool: str | None,
+        base_dir: str,
+        tests: tuple[PolicyTestCase, ...] = (),
+        warnings: tuple[str, ...] = (),
+        sources: tuple[str, ...] = (),
+    ) -> None:
+        init = object.__setattr__
+        init(self, "name", name)
+        init(self, "digest", digest)
+        init(self, "default", default)
+        init(self, "mode", mode)
+        init(self, "fold", fold)
+        init(self, "profile", profile)
+        init(self, "tools", tools)
+        init(self, "tool_aliases", tool_aliases)
+        init(self, "rules", rules)
+        init(self, "hooks", hooks)
+        init(self, "write_tool", write_tool)
+        init(self, "base_dir", base_dir)
+        init(self, "tests", tests)
+        init(self, "warnings", warnings)
+        init(self, "sources", sources)
+        init(self, "_lazy", {})
+        init(self, "_lock", threading.Lock())
+
+    def __repr__(self) -> str:
+        return f"CompiledPolicy(name={self.name!r}, digest={self.digest[:12]!r}, rules={len(self.rules)})"
 
     def tool_spec(self, name: str) -> ToolSpec:
         spec = self.tools.get(name)
@@ -125,20 +166,16 @@ class CompiledPolicy:
         return value
 
     def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["_lazy"] = {}
-        state.pop("_lock", None)
-        return state
+        return {k: getattr(self, k) for k in self.__slots__ if not k.startswith("_")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+        object.__setattr__(self, "_lazy", {})
+        object.__setattr__(self, "_lock", threading.Lock())
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name in ("_lazy", "_lock") or name not in self.__dict__:
-            object.__setattr__(self, name, value)
-        else:
-            raise AttributeError(f"CompiledPolicy is immutable: cannot set `{name}`")
+        raise AttributeError(f"CompiledPolicy is immutable: cannot set `{name}`")
 
     def rule_by_id(self, rule_id: str) -> CompiledRule | None:
         for rule in self.rules:

@@ -2,31 +2,81 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 SOURCES = ("guard_hook", "rule", "pre_tool_use_hook", "read_only_hint", "default", "mode")
 
 
-@dataclass(frozen=True, slots=True)
 class Decision:
     """`decision` is `allow`, `ask` or `deny`; `source` says which step of the flow decided it.
 
     `rule` and `location` name the deciding rule (`permissions.deny[0]`, `policy.yaml:7:12`);
     `updated_input` is the complete rewritten input when a hook rewrote it; `diagnostics` lists
     what went wrong on the way (a `when` that could not be evaluated, a hook that failed);
-    `hooks` holds the verdicts of the hooks that ran.
+    `hooks` holds the verdicts of the hooks that ran; `trace` (with `explain`) says how the rules
+    were matched and is not part of equality. Immutable: decisions are shared between calls.
     """
 
-    decision: str
-    reason: str
-    source: str
-    rule: str | None = None
-    location: str | None = None
-    updated_input: dict[str, Any] | None = None
-    diagnostics: tuple[str, ...] = ()
-    hooks: tuple[dict[str, Any], ...] = ()
-    trace: tuple[str, ...] = field(default=(), compare=False)
+    __slots__ = ("decision", "diagnostics", "hooks", "location", "reason", "rule", "source", "trace", "updated_input")
+
+    def __init__(
+        self,
+        decision: str,
+        reason: str,
+        source: str,
+        rule: str | None = None,
+        location: str | None = None,
+        updated_input: dict[str, Any] | None = None,
+        diagnostics: tuple[str, ...] = (),
+        hooks: tuple[dict[str, Any], ...] = (),
+        trace: tuple[str, ...] = (),
+    ) -> None:
+        init = object.__setattr__
+        init(self, "decision", decision)
+        init(self, "reason", reason)
+        init(self, "source", source)
+        init(self, "rule", rule)
+        init(self, "location", location)
+        init(self, "updated_input", updated_input)
+        init(self, "diagnostics", diagnostics)
+        init(self, "hooks", hooks)
+        init(self, "trace", trace)
+
+    def _key(self) -> tuple[Any, ...]:
+        return (
+            self.decision,
+            self.reason,
+            self.source,
+            self.rule,
+            self.location,
+            self.updated_input,
+            self.diagnostics,
+            self.hooks,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Decision):
+            return NotImplemented
+        return self is other or self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((self.decision, self.reason, self.source, self.rule, self.location, self.diagnostics))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Decision is immutable: cannot set `{name}`")
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)
+        return f"Decision({fields})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Decision, (*self._key(), self.trace))
+
+    def replace(self, **changes: Any) -> Decision:
+        """A copy with some fields changed (like `dataclasses.replace`)."""
+        fields = {k: getattr(self, k) for k in self.__slots__}
+        fields.update(changes)
+        return Decision(**fields)
 
     @property
     def allowed(self) -> bool:

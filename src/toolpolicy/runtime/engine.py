@@ -20,8 +20,7 @@ import os
 import time
 import uuid
 from collections.abc import Generator, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule
 from .decision import Decision
@@ -30,14 +29,22 @@ from .fastpath import Where, decide_fast
 from .hooks.types import HookResult
 from .plan import plans
 from .reference import reference_rules
-from .rules import DEFAULT_MAX_ARGS, MAX_WRITE_CHECKS, PreparedCall, RuleVerdict, combine, prepare, when_env
+from .rules import (
+    DEFAULT_MAX_ARGS,
+    MAX_WRITE_CHECKS,
+    PreparedCall,
+    RuleVerdict,
+    combine,
+    prepare,
+    resolve_paths,
+    when_env,
+)
 
 MODES = ("default", "yolo", "non_interactive", "auto_edit")
 DECISIONS = ("allow", "ask", "deny")
 
 
-@dataclass(frozen=True, slots=True)
-class HookRequest:
+class HookRequest(NamedTuple):
     event: str
     payload: dict[str, Any]
     tool: str | None
@@ -366,12 +373,22 @@ class Engine:
 
     # -- rules ----------------------------------------------------------------------------------
     def _rules(self, call: PreparedCall, *, collect: bool = False) -> RuleVerdict:
+        return _check_writes(self, call, self._evaluate(call, collect=collect))
+
+    def _evaluate(self, call: PreparedCall, *, collect: bool = False) -> RuleVerdict:
+        """The rules on the call; a path not denied as written is decided again with its symlink
+        targets when they differ (`resolve_paths`)."""
         when_eval = self._when_eval(call)
+        collect = collect or self.explain
         if self.reference:
             verdict = reference_rules(self.policy, call, when_eval)
         else:
-            verdict = indexed_rules(self.policy, call, when_eval, collect=collect or self.explain)
-        return _check_writes(self, call, verdict)
+            verdict = indexed_rules(self.policy, call, when_eval, collect=collect)
+        if verdict.decision != "deny" and resolve_paths(call):
+            if self.reference:
+                return reference_rules(self.policy, call, when_eval)
+            return indexed_rules(self.policy, call, when_eval, collect=collect)
+        return verdict
 
     def _when_eval(self, call: PreparedCall):  # type: ignore[no-untyped-def]
         policy = self.policy
@@ -657,6 +674,4 @@ def _write_decision(engine: Engine, call: PreparedCall, target: str) -> RuleVerd
         home=call.home,
         cwd=call.cwd,
     )
-    if engine.reference:
-        return reference_rules(policy, sub, engine._when_eval(sub))
-    return indexed_rules(policy, sub, engine._when_eval(sub))
+    return engine._evaluate(sub)

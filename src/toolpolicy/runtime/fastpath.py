@@ -65,6 +65,7 @@ def decide_fast(
     arg = spec.arg
     allow_ok = True
     best = -1
+    lex = None
     if arg is not None:
         value = args.get(arg)
         if len(plan.primary_keys) > 1 and any(k in args for k in plan.primary_keys if k != arg):
@@ -76,7 +77,8 @@ def decide_fast(
             if kind == "shell":
                 view = shell.view(value)
             elif kind == "path":
-                view = path.view(value, where)
+                lex = path.lexical(value, where)
+                view = lex.view
             elif kind == "url":
                 if len(value) > 2048:
                     return None
@@ -106,6 +108,12 @@ def decide_fast(
     static = plan.static_pick[allow_ok]
     if static is not None and (best < 0 or plan.ranks[static] > plan.ranks[best]):
         best = static
+    if (
+        lex is not None
+        and (best < 0 or plan.rules[best].decision != "deny")
+        and not path.resolves_lexically(lex, args[arg])  # type: ignore[index]
+    ):
+        return None  # a symlink on the way (the lexical path is not denied): the target too, the general way
     if best >= 0:
         decided = engine._decision_of(plan.rules[best])
     elif (

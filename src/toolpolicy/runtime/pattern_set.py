@@ -8,7 +8,8 @@ texts, a shell command a dozen); instead the texts are joined into one string
     \\0A<allow text>\\0A<allow text>\\0D<deny text>\\0D<deny text>\\0
 
 and every pattern is compiled as `\\0A(?s:BODY)\\0` (allow side) or `\\0D(?s:BODY)\\0` (deny/ask
-side) in an unanchored set, where BODY is the pattern rewritten so that it can never match a NUL:
+side) in an unanchored set (a text on both sides is written twice, once per marker: one marker for
+both would make the DFA track every allow and deny pattern at once, and blow up its states), where BODY is the pattern rewritten so that it can never match a NUL:
 `.` becomes `[^\\0]` and every negated class also excludes NUL. A pattern then matches the joined
 string exactly when it full-matches one of its side's texts. A text or a pattern that contains a
 NUL itself cannot use the trick; such values are matched one text at a time against a
@@ -84,8 +85,8 @@ def _has_nul(regex: str) -> bool:
 
 def joined(allow: Sequence[str], deny: Sequence[str]) -> bytes | None:
     """The texts as one UTF-8 string for `PatternSet.match`; None when a text holds a NUL."""
-    parts = [SEP + ALLOW + t for t in allow]
-    parts.extend(SEP + DENY + t for t in deny)
+    parts = [SEP + ALLOW + t for t in dict.fromkeys(allow)]
+    parts.extend(SEP + DENY + t for t in dict.fromkeys(deny))
     text = "".join(parts) + SEP
     if text.count(SEP) != len(parts) + 1:
         return None

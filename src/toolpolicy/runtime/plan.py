@@ -14,8 +14,7 @@ matches and no `when` needs evaluating.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import re2
 
@@ -27,8 +26,7 @@ MAX_PLANS = 4096
 ANY_KEY = "\x00any"  # conditions with no key on a tool with no primary argument: any argument
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     """What one pattern of a plan's `PatternSet` is: a condition of `rule` (plan-local position)."""
 
     rule: int
@@ -41,39 +39,80 @@ def rank(rule: CompiledRule) -> tuple[int, int, int]:
     return (rule.priority, DECISION_WEIGHT[rule.decision], -rule.index)
 
 
-@dataclass(slots=True)
 class ToolPlan:
     """The candidate rules of one tool name (in one mode) and their argument pattern sets."""
 
-    raw: str  # the name as the agent sent it (lone surrogates replaced)
-    tool: str  # canonical name (aliases applied, case-folded in an insensitive policy)
-    spec: ToolSpec
-    primary_keys: frozenset[str]
-    rules: tuple[CompiledRule, ...]  # candidates, in file order
-    need: tuple[int, ...]  # conditions each rule needs satisfied
-    ranks: tuple[tuple[int, int, int], ...]
-    static: tuple[int, ...]  # rules with no conditions
-    static_restrict: tuple[int, ...] = ()  # those of them that are not allow rules
-    primary: PatternSet | None = None
-    primary_entries: tuple[Entry, ...] = ()
-    keys: dict[str, tuple[PatternSet, tuple[Entry, ...]]] = field(default_factory=dict)
-    any_key: tuple[PatternSet, tuple[Entry, ...]] | None = None
-    # the verdict when only the static rules match and none has `when`: per allowability
-    static_pick: tuple[int | None, int | None] = (None, None)
-    has_when: bool = False
+    __slots__ = (
+        "any_key",
+        "has_when",
+        "keys",
+        "need",
+        "primary",
+        "primary_entries",
+        "primary_keys",
+        "ranks",
+        "raw",
+        "rules",
+        "spec",
+        "static",
+        "static_pick",
+        "static_restrict",
+        "tool",
+    )
+
+    def __init__(
+        self,
+        raw: str,
+        tool: str,
+        spec: ToolSpec,
+        primary_keys: frozenset[str],
+        rules: tuple[CompiledRule, ...],
+        need: tuple[int, ...],
+        ranks: tuple[tuple[int, int, int], ...],
+        static: tuple[int, ...],
+        has_when: bool,
+    ) -> None:
+        self.raw = raw  # the name as the agent sent it (lone surrogates replaced)
+        self.tool = tool  # canonical name (aliases applied, case-folded in an insensitive policy)
+        self.spec = spec
+        self.primary_keys = primary_keys
+        self.rules = rules  # candidates, in file order
+        self.need = need  # conditions each rule needs satisfied
+        self.ranks = ranks
+        self.static = static  # rules with no conditions
+        self.static_restrict: tuple[int, ...] = ()  # those of them that are not allow rules
+        self.has_when = has_when
+        self.primary: PatternSet | None = None
+        self.primary_entries: tuple[Entry, ...] = ()
+        self.keys: dict[str, tuple[PatternSet, tuple[Entry, ...]]] = {}
+        self.any_key: tuple[PatternSet, tuple[Entry, ...]] | None = None
+        # the verdict when only the static rules match and none has `when`: per allowability
+        self.static_pick: tuple[int | None, int | None] = (None, None)
 
     @property
     def conditional(self) -> bool:
         return self.primary is not None or bool(self.keys) or self.any_key is not None
 
+    def renamed(self, raw: str) -> ToolPlan:
+        """The same plan for another spelling of the tool name (shares every structure)."""
+        other = ToolPlan.__new__(ToolPlan)
+        for slot in self.__slots__:
+            setattr(other, slot, getattr(self, slot))
+        other.raw = raw
+        return other
 
-@dataclass
+
 class Index:
-    exact: dict[str, list[int]]
-    globs: Any  # an RE2 full-match set over tool names, or None
-    glob_rules: list[int]
-    plans: dict[str, dict[str, ToolPlan]] = field(default_factory=dict)  # mode -> tool name as sent -> plan
-    by_canonical: dict[tuple[str, str], ToolPlan] = field(default_factory=dict)
+    """The tool level of the index, and the memo of plans built from it."""
+
+    __slots__ = ("by_canonical", "exact", "glob_rules", "globs", "plans")
+
+    def __init__(self, exact: dict[str, list[int]], globs: Any, glob_rules: list[int]) -> None:
+        self.exact = exact
+        self.globs = globs  # an RE2 full-match set over tool names, or None
+        self.glob_rules = glob_rules
+        self.plans: dict[str, dict[str, ToolPlan]] = {}  # mode -> tool name as sent -> plan
+        self.by_canonical: dict[tuple[str, str], ToolPlan] = {}
 
 
 def build_index(policy: CompiledPolicy) -> Index:
@@ -115,7 +154,7 @@ def plan_for(policy: CompiledPolicy, tool: str, mode: str) -> ToolPlan:
                 index.by_canonical.clear()
             index.by_canonical[(canonical, mode)] = plan
         if raw != plan.raw:
-            plan = replace(plan, raw=raw)
+            plan = plan.renamed(raw)
         if len(memo) >= MAX_PLANS:
             memo.clear()
         memo[tool] = plan

@@ -50,6 +50,7 @@ class PreparedCall:
         "primary_keys",
         "raw_args",
         "raw_tool",
+        "resolved",
         "spec",
         "spec_arg",
         "tool",
@@ -79,6 +80,8 @@ class PreparedCall:
         self.oversize = oversize  # arguments over the size cap: no allow pattern can match
         self.primary_keys = plan.primary_keys  # the primary argument's name and its aliases
         self.primary: ArgView | None = None
+        # a path's view is first lexical; `resolve_paths` adds symlink targets when it matters
+        self.resolved = spec.kind != "path"
         self._context_in = context
         self._args: Any = _UNSET
         self._plain: dict[str, ArgView | None] | None = None
@@ -232,11 +235,29 @@ def prepare(
         oversize=oversize,
     )
     if isinstance(args, dict) and spec.arg is not None:
-        call.primary = _primary_view(spec, args, call)
+        call.primary = _primary_view(spec, args, call, resolve=False)
     return call
 
 
-def _primary_view(spec: ToolSpec, args: dict[str, Any], call: PreparedCall) -> ArgView | None:
+def resolve_paths(call: PreparedCall) -> bool:
+    """Add the symlink targets to a path call's view; True when that changed the view.
+
+    A path is resolved only when the lexical view did not already deny it: a target can add
+    a deny or take an allow away, never lift a deny (SPEC 3: a deny also applies to the target).
+    """
+    if call.resolved:
+        return False
+    call.resolved = True
+    if not isinstance(call.raw_args, dict) or call.spec_arg is None:
+        return False
+    lexical = call.primary
+    call.primary = _primary_view(call.spec, call.raw_args, call, resolve=True)
+    return call.primary is not lexical and call.primary != lexical
+
+
+def _primary_view(
+    spec: ToolSpec, args: dict[str, Any], call: PreparedCall, *, resolve: bool = True
+) -> ArgView | None:
     """The primary argument through its kind. A call that sends it under two spellings with
     different values (`cmd` and `command`) is seen as both: an allow must cover both, a deny
     fires on either (the agent may run either one)."""
@@ -252,7 +273,9 @@ def _primary_view(spec: ToolSpec, args: dict[str, Any], call: PreparedCall) -> A
                 values.append(other)
     if not values:
         return None
-    views = [v for v in (kind_view(spec.kind, value, call) for value in values) if v is not None]
+    views = [
+        v for v in (kind_view(spec.kind, value, call, resolve=resolve) for value in values) if v is not None
+    ]
     if not views:
         return None
     view = (

@@ -122,19 +122,24 @@ def oversize_view(text: str) -> ArgView:
     )
 
 
-def kind_view(kind: str, value: Any, ctx: Any) -> ArgView | None:
+def kind_view(kind: str, value: Any, ctx: Any, *, resolve: bool = True) -> ArgView | None:
     """The view of a primary argument through its tool's kind; None when the value never matches.
 
     `ctx` has the call's `cwd`, `home` and `policy_dir` (a `CallContext` or a prepared call).
     Shell and URL views of strings are memoised per text (they depend on nothing else); path
-    views memoise their lexical part and resolve symlinks on every call.
+    views memoise their lexical part and resolve symlinks on every call unless `resolve` is False
+    (the lexical view alone: the engine resolves only a path the lexical view does not deny).
     """
     if type(value) is str:
         value = clean(value)
         if kind == "shell":
             return shell.view(value)
         if kind == "path":
-            return _with_nfc_variant(path.view(value, ctx), value, lambda t: path.view(t, ctx))
+            return _with_nfc_variant(
+                path.view(value, ctx, resolve_symlinks=resolve),
+                value,
+                lambda t: path.view(t, ctx, resolve_symlinks=resolve),
+            )
         if kind == "url":
             return (
                 _url_view(value)
@@ -148,7 +153,7 @@ def kind_view(kind: str, value: Any, ctx: Any) -> ArgView | None:
     if kind == "shell":
         return shell.view(text)
     if kind == "path":  # a list or object is not a path: deny-only, never allowed
-        return path.view(Rendered(text), ctx)
+        return path.view(Rendered(text), ctx, resolve_symlinks=resolve)
     if kind == "url":
         return url.view(Rendered(text))
     return plain_view(value)

@@ -29,7 +29,6 @@ Options that `policy hook` takes as flags come as query parameters: `mode` (also
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import time
@@ -271,7 +270,7 @@ def _agent_form(
 def deny_answer(protocol: str, text: str | None, reason: str, options: HookOptions) -> str | None:
     """`protocol`'s own JSON deny carrying `reason`, for the event in `text` when it can be read
     (else for the protocol's default event); None when the protocol has no JSON deny."""
-    opts = dataclasses.replace(options, exit_2=False, ask_allows=False)
+    opts = options._replace(exit_2=False, ask_allows=False)
     for candidate in (text, MINIMAL_PAYLOAD):
         if candidate is None:
             continue

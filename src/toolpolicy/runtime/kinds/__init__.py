@@ -20,7 +20,10 @@ Nothing here imports Lark or pydantic: views are built on the decide() hot path.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import NamedTuple
+
+# Records on the decide() path are NamedTuples or hand-written slot classes, not dataclasses:
+# a dataclass costs ~0.7 ms to create at import, and `policy hook` starts once per tool call.
 
 # Tag characters (never valid in a policy glob, which escapes control characters).
 TAG_CWD = "\x01"  # path relative to the call's cwd
@@ -28,8 +31,7 @@ TAG_HOST = "\x02"  # a URL's normalised host name
 TAG_EXACT = "\x03"  # reserved
 
 
-@dataclass(frozen=True, slots=True)
-class CompiledPattern:
+class CompiledPattern(NamedTuple):
     """A compiled value pattern: `regex` full-matches view texts (RE2 syntax)."""
 
     regex: str
@@ -37,8 +39,7 @@ class CompiledPattern:
     source: str  # the pattern as written, for messages
 
 
-@dataclass(frozen=True, slots=True)
-class Unit:
+class Unit(NamedTuple):
     """One independently decided part of a value (a simple shell command; or the whole value).
 
     `allow_texts`: an allow pattern matches the unit if it full-matches any of them; an empty
@@ -54,25 +55,46 @@ class Unit:
     writes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
 class ArgView:
-    """How the rules see one argument value: units decided separately, plus deny-only texts."""
+    """How the rules see one argument value: units decided separately, plus deny-only texts.
 
-    units: tuple[Unit, ...]
-    whole: tuple[str, ...] = ()  # deny/ask-only texts for the value as a whole
-    diagnostics: tuple[str, ...] = ()
-    # what the evaluator derives from the view once (joined texts); views are memoised and shared
-    memo: dict[str, object] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    Immutable by convention (views are memoised and shared); `memo` holds what the evaluator
+    derives from the view once (its texts joined for the pattern sets).
+    """
+
+    __slots__ = ("diagnostics", "memo", "units", "whole")
+
+    def __init__(
+        self, units: tuple[Unit, ...], whole: tuple[str, ...] = (), diagnostics: tuple[str, ...] = ()
+    ) -> None:
+        self.units = units
+        self.whole = whole  # deny/ask-only texts for the value as a whole
+        self.diagnostics = diagnostics
+        self.memo: dict[str, object] = {}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ArgView):
+            return NotImplemented
+        return (self.units, self.whole, self.diagnostics) == (other.units, other.whole, other.diagnostics)
+
+    def __hash__(self) -> int:
+        return hash((self.units, self.whole, self.diagnostics))
+
+    def __repr__(self) -> str:
+        return f"ArgView(units={self.units!r}, whole={self.whole!r}, diagnostics={self.diagnostics!r})"
 
 
-@dataclass(frozen=True, slots=True)
 class CallContext:
     """Where a call happens: paths in it resolve against `cwd`, `~` against `home`."""
 
-    cwd: str
-    home: str
-    policy_dir: str
-    extra: dict[str, object] = field(default_factory=dict)
+    __slots__ = ("cwd", "extra", "home", "policy_dir")
+
+    def __init__(self, cwd: str, home: str, policy_dir: str, extra: dict[str, object] | None = None) -> None:
+        self.cwd, self.home, self.policy_dir = cwd, home, policy_dir
+        self.extra: dict[str, object] = {} if extra is None else extra
+
+    def __repr__(self) -> str:
+        return f"CallContext(cwd={self.cwd!r}, home={self.home!r}, policy_dir={self.policy_dir!r})"
 
 
 class Rendered(str):

@@ -8,7 +8,7 @@ and the whole value must match. The translation is used by every kind for colon-
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
 class GlobError(ValueError):
@@ -19,8 +19,7 @@ class GlobError(ValueError):
         self.offset = offset
 
 
-@dataclass(frozen=True, slots=True)
-class GlobClass:
+class GlobClass(NamedTuple):
     negated: bool
     items: tuple[tuple[str, str], ...]  # inclusive ranges (a single char is (c, c))
 

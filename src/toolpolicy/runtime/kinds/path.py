@@ -67,8 +67,7 @@ import re
 import stat
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import TAG_CWD, ArgView, CompiledPattern, Rendered, Unit
 from .glob import ANY, STAR, GlobClass, GlobError, _esc_char, _esc_class, parse_glob
@@ -85,8 +84,7 @@ _FLOAT_DENY = "(?:\x01|.*/)"  # deny-side "any depth": under the cwd tag or afte
 # --------------------------------------------------------------------------- compile
 
 
-@dataclass(frozen=True, slots=True)
-class _Seg:
+class _Seg(NamedTuple):
     """One pattern segment: `regex` for one path segment, or a `**` globstar."""
 
     regex: str
@@ -341,14 +339,12 @@ def relative(path: str, base: str) -> str | None:
     return path[len(base) + 1 :] if path.startswith(base + "/") else None
 
 
-@dataclass(frozen=True, slots=True)
-class _Ctx:
+class _Ctx(NamedTuple):
     cwd: str
     home: str
 
 
-@dataclass(frozen=True, slots=True)
-class _Lexical:
+class _Lexical(NamedTuple):
     """What a path view is before the filesystem is consulted (memoised per text, cwd and home)."""
 
     units: tuple[Unit, ...]  # one per reading (POSIX, Windows), the raw deny texts on the first
@@ -384,6 +380,18 @@ def view(value: object, ctx: Any, *, resolve_symlinks: bool = True) -> ArgView:
     if not targets:
         return lex.view
     return ArgView(units=_dedupe(units), diagnostics=lex.problems)
+
+
+def lexical(value: str, ctx: Any) -> _Lexical:
+    """The memoised lexical part of the view of a string `value` (`.view`, `.joined`)."""
+    return _lexical(value, True, ctx.cwd, ctx.home or "")
+
+
+def resolves_lexically(lex: _Lexical, value: str) -> bool:
+    """Whether resolving `value` would follow no symlink (then `view` is `lex.view`)."""
+    if len(value) > MAX_PATH or "\x00" in value:
+        return True  # never resolved
+    return all(symlink_free(joined) for joined in lex.joined)
 
 
 def _lexical(text: str, trusted: bool, cwd: str, home: str) -> _Lexical:

@@ -30,8 +30,7 @@ the caller then treats the text as opaque (never allowed, denied by any piece of
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
@@ -68,14 +67,12 @@ NON_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _PARSER = Parser(Language(tree_sitter_bash.language()))
 
 
-@dataclass(frozen=True, slots=True)
-class StdinText:
+class StdinText(NamedTuple):
     text: str  # a heredoc body or here-string fed to the command
     literal: bool  # no expansion happens in it (quoted delimiter, or no `$`/backtick inside)
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
+class Command(NamedTuple):
     """One simple command as bash would run it (wrappers and all; `shell.py` interprets them)."""
 
     raw: str  # source slice
@@ -105,7 +102,7 @@ def parse_script(text: str, depth: int = 0) -> list[Command]:
         if joined != text:
             text, tree = joined, _parse(joined)
     walker = _Walker(text, tree)
-    walker.statements(tree.root_node, depth, _Redirs.NONE, 0)
+    walker.statements(tree.root_node, depth, _NO_REDIRS, 0)
     return walker.out
 
 
@@ -189,8 +186,7 @@ def _heredoc_quoted(redirect: Node, data: bytes) -> bool:
 # --------------------------------------------------------------------------- the walk
 
 
-@dataclass(frozen=True, slots=True)
-class _Redirs:
+class _Redirs(NamedTuple):
     """Redirections inherited from enclosing compounds (`{ a; b; } > f` writes f for both)."""
 
     writes: tuple[str, ...] = ()
@@ -202,7 +198,7 @@ class _Redirs:
         return _Redirs(self.writes + writes, self.reads + reads)
 
 
-_Redirs.NONE = _Redirs()  # type: ignore[attr-defined]
+_NO_REDIRS = _Redirs()
 
 # Nodes whose children are statements (or hold statements somewhere below).
 _CONTAINERS = frozenset(
@@ -513,7 +509,7 @@ class _Walker:
                     raise Unparseable(f"commands nest deeper than {MAX_DEPTH} levels")
                 for child in n.children:
                     if child.is_named:
-                        self.statements(child, depth + 1, _Redirs.NONE, 0)
+                        self.statements(child, depth + 1, _NO_REDIRS, 0)
             elif n.type not in ("raw_string", "ansi_c_string", "command_substitution") and n.child_count:
                 stack.extend(n.children)
         return Word(word.value, word.raw, True, word.globby) if found else word

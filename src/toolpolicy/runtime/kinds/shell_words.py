@@ -14,15 +14,14 @@ literal in a heredoc), so it may find a substitution bash would not run, never t
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
 class Unparseable(Exception):
     """The text cannot be analysed; the message says why (for diagnostics)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Word:
+class Word(NamedTuple):
     value: str  # after quote removal; expansions kept as written
     raw: str  # the word as written
     dynamic: bool  # holds an expansion: its run-time value is unknown
