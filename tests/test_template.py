@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from toolpolicy.grammar import ExprError
-from toolpolicy.grammar.template_parse import parse_template, validate_model_spec
+from toolpolicy.ast import ExprError
+from toolpolicy.compiler.model_spec import validate_model_spec
+from toolpolicy.grammar.template_parse import parse_template
 from toolpolicy.runtime.hooks.template import (
     GO_FIELDS,
     TemplateError,
@@ -13,6 +14,9 @@ from toolpolicy.runtime.hooks.template import (
     snake_case,
     to_json,
     truncate,
+)
+from toolpolicy.runtime.hooks.template import (
+    render as render_template,
 )
 
 PAYLOAD = {
@@ -31,7 +35,7 @@ PAYLOAD = {
 
 
 def render(text: str, payload: dict | None = None) -> str:
-    return parse_template(text).render(PAYLOAD if payload is None else payload)
+    return render_template(parse_template(text), PAYLOAD if payload is None else payload)
 
 
 # ---- rendering: one case per row (template, expected output)
@@ -109,7 +113,7 @@ def test_render(text: str, expected: str) -> None:
 
 def test_every_go_field_parses_and_renders_on_an_empty_payload() -> None:
     for name in GO_FIELDS:
-        out = parse_template("{{ ." + name + " }}").render({})
+        out = render_template(parse_template("{{ ." + name + " }}"), {})
         assert out in ("", "0", "false", "map[]", "[]", "<nil>", "<no value>")
 
 
@@ -182,7 +186,7 @@ def test_floats_print_like_go_fmt(value: float, printed: str) -> None:
 def test_render_errors(text: str, payload: dict, message: str) -> None:
     tpl = parse_template(text)
     with pytest.raises(TemplateError, match=message):
-        tpl.render(payload)
+        render_template(tpl, payload)
 
 
 def test_any_field_holding_a_string_works_with_truncate() -> None:

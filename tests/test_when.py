@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolpolicy.ast.when import Binary, Call, Has, Literal, Logical, Select, unparse
 from toolpolicy.compiler.when import compile_when, compile_when_text, field_accesses_without_has
 from toolpolicy.grammar import ExprError, clear_caches
-from toolpolicy.grammar.when_ast import Binary, Call, Has, Literal, Logical, Select, unparse
 from toolpolicy.grammar.when_parse import MAX_DEPTH, MAX_LENGTH, parse_when
 from toolpolicy.runtime import cel
 from toolpolicy.runtime.cel import CelError, evaluate_when

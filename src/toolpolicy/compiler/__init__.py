@@ -2,8 +2,9 @@
 
 `compile_policy` runs the stage table of `passes.py`; all located errors of all stages are
 collected and raised together as `PolicyErrors`; warnings travel on the compiled policy.
-The stage modules are imported on first use, so that the runtime can rebuild `when` closures
-from `compiler.when` without importing the loaders (and pydantic).
+The stage modules are imported on first use (importing the package costs nothing). The compiler
+never writes runtime state: derived structures (the index, `when` closures) are built by the
+runtime on first use.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def _build(work: Work) -> CompiledPolicy:
         (k.casefold() if fold else k): (v.casefold() if fold else v)
         for k, v in work.profile.tool_aliases.items()
     }
-    policy = CompiledPolicy(
+    return CompiledPolicy(
         name=settings.get("name"),
         digest=digest_of(work),
         default=settings["default"],
@@ -70,5 +71,3 @@ def _build(work: Work) -> CompiledPolicy:
         warnings=tuple(str(w) for w in work.errors.warnings),
         sources=tuple(lp.located.source.name for lp in work.chain),
     )
-    policy._lazy["when"] = dict(work.when_fns)
-    return policy

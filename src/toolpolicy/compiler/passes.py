@@ -14,8 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..ast import ExprError
+from ..ast.when import Node as WhenNode
 from ..errors import ErrorCollector, PolicyError, did_you_mean
-from ..grammar import ExprError
 from ..grammar.permission import parse_permission
 from ..policies.loader import LoadedPolicy
 from ..policies.located import LocatedDoc
@@ -55,7 +56,6 @@ class Work:
     rules: list[CompiledRule] = field(default_factory=list)
     hooks: dict[str, tuple[HookGroup, ...]] = field(default_factory=dict)
     tests: list[PolicyTestCase] = field(default_factory=list)
-    when_fns: dict[int, Any] = field(default_factory=dict)
 
 
 def error_at(doc: LocatedDoc, path: tuple[Any, ...], exc: ExprError) -> PolicyError:
@@ -178,7 +178,7 @@ def compile_rules(work: Work) -> None:
     fold = work.settings["glob"].case == "insensitive"
     for sr in work.source_rules:
         res = Resolver(work.tools, work.profile, fold, _base_dir(sr.doc, work), [])
-        when_ast, when_fn = _compile_when(work, sr) if sr.when is not None else (None, None)
+        when_ast = _compile_when(work, sr) if sr.when is not None else None
         if sr.when is not None and when_ast is None:
             continue
         for expr, path in sr.matches:
@@ -212,8 +212,6 @@ def compile_rules(work: Work) -> None:
                         sr.allow_redirection and sr.decision == "allow",
                     )
                 )
-                if when_fn is not None:
-                    work.when_fns[index] = when_fn
         if len(work.rules) > MAX_RULES:
             work.errors.add(
                 PolicyError(
@@ -232,22 +230,19 @@ def _base_dir(doc: LocatedDoc, work: Work) -> str:
     return work.loaded.base_dir
 
 
-def _compile_when(work: Work, sr: SourceRule) -> tuple[Any, Any]:
+def _compile_when(work: Work, sr: SourceRule) -> WhenNode | None:
+    """Parse and check a rule's `when`; None (the error recorded) when it is invalid."""
     from ..grammar.when_parse import parse_when
+    from .when import check_when
 
     path = (*sr.path, "when")
     try:
         node = parse_when(sr.when or "")
-        return node, _when_fn(node, work.settings["glob"].case == "insensitive")
+        check_when(node, glob_fold=work.settings["glob"].case == "insensitive")
+        return node
     except ExprError as exc:
         work.errors.add(error_at(sr.doc, path, exc))
-        return None, None
-
-
-def _when_fn(node: Any, fold: bool) -> Any:
-    from .when import compile_when
-
-    return compile_when(node, glob_fold=fold)
+        return None
 
 
 # -- stage: hooks -----------------------------------------------------------------------------------

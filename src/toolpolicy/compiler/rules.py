@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..grammar import ExprError
-from ..grammar.nodes import Permission, ToolPattern
+from ..ast import ExprError
+from ..ast.permission import Permission, ToolPattern
 from ..policies.profiles import Profile
 from ..runtime.compiled import Cond, ToolSpec
 from ..runtime.kinds import CompiledPattern

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..ast import ExprError
 from ..errors import PolicyError
-from ..grammar import ExprError
 from ..grammar.permission import parse_permission
 from ..policies.located import LocatedDoc
 from .passes import error_at

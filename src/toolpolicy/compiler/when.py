@@ -1,22 +1,19 @@
-"""Compile `when` conditions (SPEC 2.6): `when_ast` nodes -> a tree of Python closures.
+"""Check `when` conditions (SPEC 2.6): the static half of compiling a `toolpolicy.ast.when` tree.
 
-Everything that can be done once is done here: names, functions and arities are checked,
-`matches()` regexes and `glob()` patterns are compiled, error-message texts are rendered. The
-closures only call `toolpolicy.runtime.cel` helpers, so deciding a call never parses anything.
-A compiled condition takes `{"tool": str, "args": object, "context": dict}` and returns
-True, False or a `CelError`; run it with `toolpolicy.runtime.cel.evaluate_when`.
+Everything that can be known before a call is checked here: names, functions and arities
+(`toolpolicy.ast.when.FUNCTIONS`), literal `matches()` regexes and `glob()` patterns, and that
+the condition is a bool. The closures themselves are built by `toolpolicy.runtime.when`, on
+first use at decide time (`compile_when` builds one now, for tools and tests).
 
 `field_accesses_without_has` is the static check behind `policy check`'s has()-guard warning.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-
-from ..errors import did_you_mean
-from ..grammar import ExprError
-from ..grammar.when_ast import (
+from ..ast import ExprError
+from ..ast.when import (
+    FUNCTIONS,
+    ROOTS,
     Binary,
     Call,
     Has,
@@ -27,59 +24,39 @@ from ..grammar.when_ast import (
     Logical,
     Node,
     Select,
+    Signature,
     Unary,
     children,
     unparse,
 )
+from ..errors import did_you_mean
 from ..runtime import cel
 from ..runtime.cel import WhenFn
 from ..runtime.kinds.glob import GlobError
+from ..runtime.when import build_when
 from ..source import Span
 
-__all__ = ["ROOTS", "WhenFn", "compile_when", "compile_when_text", "field_accesses_without_has"]
+__all__ = ["ROOTS", "WhenFn", "check_when", "compile_when", "compile_when_text", "field_accesses_without_has"]
 
-ROOTS = ("tool", "args", "context")
 TYPE_ERROR = "policy_type_error"
-Env = Mapping[str, object]
-
-
-@dataclass(frozen=True, slots=True)
-class _Function:
-    """A function or method: `arity` counts the receiver; `pattern` marks a literal pattern operand."""
-
-    impl: Callable[..., object] | None
-    arity: int
-    result: str  # static result type, for the top-level "must be a bool" check
-    pattern: str | None = None  # "regex" | "glob"
-
-
-# Every function may be called as `f(x, ...)` or as a method `x.f(...)`.
-FUNCTIONS: dict[str, _Function] = {
-    "size": _Function(cel.size, 1, "int"),
-    "lower": _Function(cel.lower, 1, "string"),
-    "basename": _Function(cel.basename, 1, "string"),
-    "dirname": _Function(cel.dirname, 1, "string"),
-    "normpath": _Function(cel.normpath, 1, "string"),
-    "json": _Function(cel.to_json, 1, "string"),
-    "stable_json": _Function(cel.to_stable_json, 1, "string"),
-    "startsWith": _Function(cel.starts_with, 2, "bool"),
-    "endsWith": _Function(cel.ends_with, 2, "bool"),
-    "contains": _Function(cel.contains, 2, "bool"),
-    "matches": _Function(None, 2, "bool", "regex"),
-    "glob": _Function(None, 2, "bool", "glob"),
-}
 
 
 def compile_when_text(text: str, *, glob_fold: bool = False) -> WhenFn:
-    """Parse and compile one condition; raises `ExprError` (expression coordinates)."""
-    from ..grammar.when_parse import parse_when  # only here: closures are rebuilt without Lark
+    """Parse, check and build one condition; raises `ExprError` (expression coordinates)."""
+    from ..grammar.when_parse import parse_when
 
     return compile_when(parse_when(text), glob_fold=glob_fold)
 
 
 def compile_when(node: Node, *, glob_fold: bool = False) -> WhenFn:
-    """Compile a parsed condition; `glob_fold` makes `glob()` case-insensitive (policy `glob.case`)."""
-    fn = _Compiler(glob_fold).compile(node)
+    """Check a parsed condition and build its closure; raises `ExprError`."""
+    check_when(node, glob_fold=glob_fold)
+    return build_when(node, glob_fold=glob_fold)
+
+
+def check_when(node: Node, *, glob_fold: bool = False) -> None:
+    """Every static check of a condition; raises the first `ExprError` in evaluation order."""
+    _check(node, glob_fold)
     kind = _static_type(node)
     if kind not in (None, "bool"):
         raise ExprError(
@@ -89,97 +66,36 @@ def compile_when(node: Node, *, glob_fold: bool = False) -> WhenFn:
             code=TYPE_ERROR,
             help="compare it, e.g. `args.force == true`",
         )
-    return fn
-
-
-def _where(node: Node) -> str:
-    text = unparse(node)
-    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def _error(message: str, span: Span, help: str | None = None) -> ExprError:
     return ExprError(message, span.start, span.end, code=TYPE_ERROR, help=help)
 
 
-class _Compiler:
-    """One method per node type; each returns a closure `env -> value | CelError`."""
-
-    def __init__(self, glob_fold: bool) -> None:
-        self.glob_fold = glob_fold
-
-    def compile(self, node: Node) -> WhenFn:
-        return getattr(self, f"_{type(node).__name__.lower()}")(node)
-
-    def _literal(self, node: Literal) -> WhenFn:
-        value = node.value
-        return lambda env: value
-
-    def _listlit(self, node: ListLit) -> WhenFn:
-        if all(isinstance(i, Literal) for i in node.items):
-            constant = tuple(i.value for i in node.items)  # type: ignore[union-attr]
-            return lambda env: constant
-        items = [self.compile(i) for i in node.items]
-        return lambda env: cel.make_list([item(env) for item in items])
-
-    def _ident(self, node: Ident) -> WhenFn:
-        name = node.name
-        if name not in ROOTS:
-            raise _error(f"unknown name `{name}`", node.span, _name_help(name))
-        return lambda env: cel.ident(env, name)
-
-    def _select(self, node: Select) -> WhenFn:
-        operand, name, where = self.compile(node.operand), node.name, _where(node)
-        return lambda env: cel.select(operand(env), name, where)
-
-    def _index(self, node: Index) -> WhenFn:
-        operand, key, where = self.compile(node.operand), self.compile(node.index), _where(node)
-        return lambda env: cel.index(operand(env), key(env), where)
-
-    def _has(self, node: Has) -> WhenFn:
-        target = node.operand
-        operand = self.compile(target.operand)
-        if isinstance(target, Select):
-            name = target.name
-            return lambda env: cel.has_field(operand(env), name)
-        key = self.compile(target.index)
-        return lambda env: cel.has_field(operand(env), key(env))
-
-    def _unary(self, node: Unary) -> WhenFn:
-        operand, where = self.compile(node.operand), _where(node)
-        if node.op == "!":
-            return lambda env: cel.logical_not(operand(env), where)
-        return lambda env: cel.negate(operand(env), where)
-
-    def _binary(self, node: Binary) -> WhenFn:
-        left, right = self.compile(node.left), self.compile(node.right)
-        op, where = cel.RELATIONS[node.op], _where(node)
-        return lambda env: op(left(env), right(env), where)
-
-    def _logical(self, node: Logical) -> WhenFn:
-        fns, where = tuple(self.compile(o) for o in node.operands), _where(node)
-        combine = cel.all_of if node.op == "&&" else cel.any_of
-        return lambda env: combine(fns, env, where)
-
-    def _call(self, node: Call) -> WhenFn:
+def _check(node: Node, fold: bool) -> None:
+    """Post-order, left to right: the order in which building the closures used to fail."""
+    if isinstance(node, Ident):
+        if node.name not in ROOTS:
+            raise _error(f"unknown name `{node.name}`", node.span, _name_help(node.name))
+        return
+    if isinstance(node, Call):
         spec = _lookup(node)
         operands = ((node.target,) if node.target is not None else ()) + node.args
         if spec.pattern is not None:
-            return self._pattern_call(node, spec.pattern, operands)
-        fns, where, impl = [self.compile(o) for o in operands], _where(node), spec.impl
-        assert impl is not None
-        if len(fns) == 1:
-            (first,) = fns
-            return lambda env: impl(first(env), where)
-        first, second = fns
-        return lambda env: impl(first(env), second(env), where)
-
-    def _pattern_call(self, node: Call, kind: str, operands: tuple[Node, ...]) -> WhenFn:
-        value, where = self.compile(operands[0]), _where(node)
-        if kind == "regex":
-            regex = _compile_regex(operands[1], node.name)
-            return lambda env: regex.search(value(env), where)
-        glob = _compile_glob(operands[1], node.name, self.glob_fold)
-        return lambda env: glob.match(value(env), where)
+            _check(operands[0], fold)
+            _check_pattern(operands[1], node.name, spec.pattern, fold)
+            return
+        for operand in operands:
+            _check(operand, fold)
+        return
+    if isinstance(node, Has):
+        target = node.operand
+        _check(target.operand, fold)
+        if isinstance(target, Index):
+            _check(target.index, fold)
+        return
+    for child in children(node):
+        _check(child, fold)
 
 
 _LITERAL_HINTS = {"True": "true", "False": "false", "None": "null", "nil": "null"}
@@ -196,7 +112,7 @@ def _name_help(name: str) -> str:
     return f"a condition can use `tool`, `args` and `context`; did you mean `args.{name}`?"
 
 
-def _lookup(node: Call) -> _Function:
+def _lookup(node: Call) -> Signature:
     spec = FUNCTIONS.get(node.name)
     what = "method" if node.target is not None else "function"
     if spec is None:
@@ -213,28 +129,22 @@ def _lookup(node: Call) -> _Function:
     return spec
 
 
-def _pattern_literal(node: Node, fn: str) -> tuple[str, Span]:
+def _check_pattern(node: Node, fn: str, kind: str, fold: bool) -> None:
     if not (isinstance(node, Literal) and isinstance(node.value, str)):
         raise _error(
             f"the pattern of `{fn}()` must be a string literal",
             node.span,
             "patterns are compiled once, when the policy is loaded",
         )
-    return node.value, node.span
-
-
-def _compile_regex(node: Node, fn: str) -> cel.Regex:
-    pattern, span = _pattern_literal(node, fn)
+    span = node.span
+    if kind == "regex":
+        try:
+            cel.Regex(node.value)
+        except cel.RegexError as exc:
+            raise ExprError(str(exc), span.start, span.end) from None
+        return
     try:
-        return cel.Regex(pattern)
-    except cel.RegexError as exc:
-        raise ExprError(str(exc), span.start, span.end) from None
-
-
-def _compile_glob(node: Node, fn: str, fold: bool) -> cel.Glob:
-    pattern, span = _pattern_literal(node, fn)
-    try:
-        return cel.Glob(pattern, fold=fold)
+        cel.Glob(node.value, fold=fold)
     except GlobError as exc:
         raise ExprError(f"invalid glob: {exc}", span.start, span.end) from None
 

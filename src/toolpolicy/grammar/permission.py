@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import functools
 
+from ..ast.permission import CallSpec, Condition, Permission, ToolPattern
 from ..source import Span
 from . import ExprError, get_parser
-from .nodes import CallSpec, Condition, Permission, ToolPattern
 
 MAX_EXPRESSION_CHARS = 10_000
 

@@ -1,10 +1,10 @@
-"""Parse model-hook prompt templates (SPEC 6): text -> runtime `Template`, or an `ExprError`.
+"""Parse model-hook prompt templates (SPEC 6): text -> `toolpolicy.ast.template.Template`, or an `ExprError`.
 
 This is the only module that runs `template.lark`. It runs at policy load time: syntax errors,
 unknown fields (`.ToolNmae`), unknown functions, wrong argument counts and statically wrong
 argument types (`truncate 10 .ToolInput`) all become `ExprError`s with a span in template
-coordinates, which the compiler shifts into the policy file. `validate_model_spec` checks a whole
-`type: model` hook (model name, prompt, schema) for the compiler.
+coordinates, which the compiler shifts into the policy file. Importing this module registers
+`parse_template` with `toolpolicy.ast.template`, for hook specs built by hand.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 from lark import Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from ..errors import did_you_mean
-from ..runtime.hooks.template import (
+from ..ast import ExprError
+from ..ast.template import (
     FUNCTIONS,
     GO_FIELDS,
     Action,
@@ -28,9 +28,11 @@ from ..runtime.hooks.template import (
     Node,
     Template,
     Text,
+    register_parser,
     static_kind,
 )
-from . import ExprError, get_parser
+from ..errors import did_you_mean
+from . import get_parser
 
 MAX_LENGTH = 100_000  # characters in one prompt template
 MAX_DEPTH = 64  # nested if blocks and parentheses
@@ -528,36 +530,6 @@ def _number(token: Token) -> int | float:
     return float(text)
 
 
-# ---- a whole model hook
+register_parser(parse_template)
 
-
-def validate_model_spec(model: str | None, prompt: str | None, schema: str | None) -> list[ExprError | str]:
-    """Load-time checks of a `type: model` hook: model name, prompt template and schema.
-
-    Returns the problems found: `ExprError`s (spans in `prompt`) for the template, plain
-    messages for the other fields. An empty list means the hook is valid.
-    """
-    from ..runtime.hooks.model import KNOWN_SCHEMAS
-    from ..runtime.hooks.providers import check_model_name
-
-    errors: list[ExprError | str] = []
-    problem = check_model_name(model or "")
-    if problem:
-        errors.append(problem)
-    if not (prompt or "").strip():
-        errors.append("model hook needs a non-empty `prompt`")
-    else:
-        try:
-            parse_template(prompt or "")
-        except ExprError as err:
-            errors.append(err)
-    if (schema or "") not in KNOWN_SCHEMAS:
-        hint = did_you_mean(schema or "", [k for k in KNOWN_SCHEMAS if k])
-        errors.append(
-            f"unknown schema `{schema}`"
-            + (f"; {hint}" if hint else "; the schemas are `pre_tool_use_decision` or none (free-form text)")
-        )
-    return errors
-
-
-__all__ = ["parse_template", "validate_model_spec"]
+__all__ = ["parse_template"]

@@ -14,9 +14,7 @@ import re
 from lark import Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from ..source import Span
-from . import ExprError, get_parser
-from .when_ast import (
+from ..ast.when import (
     Binary,
     Call,
     Has,
@@ -30,6 +28,8 @@ from .when_ast import (
     Select,
     Unary,
 )
+from ..source import Span
+from . import ExprError, get_parser
 
 MAX_LENGTH = 10_000  # characters in one condition
 MAX_DEPTH = 64  # nested operators, calls, brackets and parentheses

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..ast import ExprError
 from ..errors import PolicyError
-from ..grammar import ExprError
 from ..policies.loader import LoadedPolicy
 from ..runtime.compiled import CompiledPolicy, CompiledRule
 from ..source import Location, Source, Span

@@ -13,10 +13,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from ..ast import ExprError
+from ..ast.when import Ident, Index, Literal, Node, Select, children
 from ..errors import did_you_mean
-from ..grammar import ExprError
 from ..grammar.permission import parse_permission
-from ..grammar.when_ast import Ident, Index, Literal, Node, Select, children
 from ..runtime.compiled import ToolSpec
 from ..runtime.kinds.glob import has_wildcard
 from .context import DocPath, LintContext, RuleSource

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..grammar.when_ast import Call, Literal, Node, children
+from ..ast.when import Call, Literal, Node, children
 from .context import LintContext
 
 MAXREPEAT = 4294967295  # sre's "unbounded"

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..grammar import ExprError
-from ..grammar.when_ast import Ident, Literal, Logical, Node, Unary, children
+from ..ast import ExprError
+from ..ast.when import Ident, Literal, Logical, Node, Unary, children
 from ..runtime.compiled import CompiledRule
 from ..source import Location
 from .context import LintContext, label

@@ -11,6 +11,7 @@ import threading
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:  # hooks are imported only by policies that have some (pickle finds the module)
+    from ..ast.when import Node as WhenNode
     from .hooks.types import HookGroup
 
 PRIMARY = None  # Cond.key for "the primary argument of whatever tool the rule is applied to"
@@ -53,7 +54,7 @@ class CompiledRule(NamedTuple):
     tool_globs: tuple[str, ...]  # RE2 regexes over tool names
     tool_glob_texts: tuple[str, ...]  # the same globs as written (for the reference matcher)
     conds: tuple[Cond, ...]
-    when: Any = None  # the `when` AST (toolpolicy.grammar.when_ast node) or None
+    when: WhenNode | None = None  # the checked `when` AST; its closure is built on first use
     when_text: str | None = None
     modes: tuple[str, ...] | None = None
     reason: str | None = None

@@ -20,7 +20,7 @@ import os
 import time
 import uuid
 from collections.abc import Generator, Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule
 from .decision import Decision
@@ -39,6 +39,9 @@ from .rules import (
     resolve_paths,
     when_env,
 )
+
+if TYPE_CHECKING:
+    from .cel import WhenFn
 
 MODES = ("default", "yolo", "non_interactive", "auto_edit")
 DECISIONS = ("allow", "ask", "deny")
@@ -551,22 +554,24 @@ def _open_log(target: Any) -> Any:
     return DecisionLog(target)
 
 
-class _WhenClosures(dict):  # type: ignore[type-arg]
-    """`when` closures by rule index, rebuilt from the AST on first use (after unpickling)."""
+class _WhenClosures(dict[int, "WhenFn"]):
+    """`when` closures by rule index, built from the checked AST on first use."""
 
     def __init__(self, policy: CompiledPolicy) -> None:
         super().__init__()
         self.policy = policy
 
-    def __missing__(self, index: int) -> Any:
-        from ..compiler.when import compile_when
+    def __missing__(self, index: int) -> WhenFn:
+        from .when import build_when
 
-        fn = compile_when(self.policy.rules[index].when, glob_fold=self.policy.fold)
+        node = self.policy.rules[index].when
+        assert node is not None, "only rules with a `when` have a closure"
+        fn = build_when(node, glob_fold=self.policy.fold)
         self[index] = fn
         return fn
 
 
-def _build_when(policy: CompiledPolicy) -> dict[int, Any]:
+def _build_when(policy: CompiledPolicy) -> dict[int, WhenFn]:
     return _WhenClosures(policy)
 
 

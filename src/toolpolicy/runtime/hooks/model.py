@@ -29,10 +29,12 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
+from ...ast import ExprError
+from ...ast.template import parser
 from .dispatch import register_handler
 from .output import failed_verdict
 from .providers import ProviderError, get_provider, split_model
-from .template import Template, TemplateError, to_json, truncate
+from .template import Template, TemplateError, render, to_json, truncate
 from .types import HookVerdict, ModelHookSpec
 
 DATA_LIMIT = 2000  # bytes of tool-call JSON appended when the template does not show it
@@ -123,11 +125,11 @@ async def _judge(spec: ModelHookSpec, event: str, payload: dict[str, Any]) -> Ho
 def _template(spec: ModelHookSpec) -> Template:
     if isinstance(spec.template, Template):
         return spec.template
-    # A spec built by hand (not by the compiler) carries only the prompt text: parse it now.
-    # This is the one place the runtime reaches into the grammar layer (and so into lark).
-    from ...grammar import ExprError
-    from ...grammar.template_parse import parse_template
-
+    # A spec built by hand (not by the compiler) carries only the prompt text: parse it now, with
+    # the parser the grammar layer registered (the runtime never imports the grammar itself).
+    parse_template = parser()
+    if parse_template is None:
+        raise ModelHookError("model judge failed: the hook has no compiled prompt template")
     try:
         return parse_template(spec.prompt)
     except ExprError as exc:
@@ -160,7 +162,7 @@ async def _ask(
 def build_user_prompt(template: Template, payload: Mapping[str, Any]) -> str:
     """The rendered template, plus the tool call as fenced JSON data if the template omits it."""
     try:
-        text = template.render(payload)
+        text = render(template, payload)
     except TemplateError as exc:
         raise ModelHookError(f"model judge failed: cannot render the prompt: {exc}") from None
     return text + data_block(template, payload)

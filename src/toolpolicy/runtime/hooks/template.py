@@ -1,7 +1,7 @@
-"""Model-hook prompt templates: the runtime AST of the Go `text/template` subset, and its renderer.
+"""Model-hook prompt templates: the renderer of the Go `text/template` subset.
 
-`toolpolicy.grammar.template_parse` builds these nodes at policy load time (SPEC 6); a model
-hook renders them at decide time against the hook payload. The payload has snake_case JSON keys
+`toolpolicy.grammar.template_parse` builds a `toolpolicy.ast.template.Template` at policy load
+time (SPEC 6); a model hook renders it here (`render`) at decide time against the hook payload. The payload has snake_case JSON keys
 (`tool_input`); templates address it by the Go field names of docker-agent's `hooks.Input`
 (`.ToolInput`), which `GO_FIELDS` maps. No lark, no pydantic here.
 
@@ -27,7 +27,11 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
+
+from ...ast.template import GO_FIELDS, Action, Expr, Field, If, Literal, Node, Template, Text
+
+__all__ = ["FUNCTIONS", "GO_FIELDS", "Template", "TemplateError", "render", "to_json", "truncate"]
 
 ELLIPSIS = "…"
 
@@ -66,140 +70,18 @@ _ZERO: dict[str, Any] = {
     "pointer": NIL_POINTER,
 }
 
-# Go field name -> (JSON key, Go kind); from docker-agent `pkg/hooks/types.go` (`hooks.Input`).
-GO_FIELDS: dict[str, tuple[str, str]] = {
-    "SessionID": ("session_id", "string"),
-    "Cwd": ("cwd", "string"),
-    "HookEventName": ("hook_event_name", "string"),
-    "AgentName": ("agent_name", "string"),
-    "ModelID": ("model_id", "string"),
-    "Iteration": ("iteration", "int"),
-    "LastUserMessage": ("last_user_message", "string"),
-    "ToolCategory": ("tool_category", "string"),
-    "ToolName": ("tool_name", "string"),
-    "ToolUseID": ("tool_use_id", "string"),
-    "ToolInput": ("tool_input", "map"),
-    "ToolReadOnly": ("tool_read_only", "bool"),
-    "SafetyPolicy": ("safety_policy", "string"),
-    "ToolResponse": ("tool_response", "any"),
-    "ToolError": ("tool_error", "bool"),
-    "Messages": ("messages", "slice"),
-    "Source": ("source", "string"),
-    "Reason": ("reason", "string"),
-    "StopResponse": ("stop_response", "string"),
-    "Prompt": ("prompt", "string"),
-    "SteeringMessages": ("steering_messages", "slice"),
-    "ParentSessionID": ("parent_session_id", "string"),
-    "NotificationLevel": ("notification_level", "string"),
-    "NotificationMessage": ("notification_message", "string"),
-    "FromAgent": ("from_agent", "string"),
-    "ToAgent": ("to_agent", "string"),
-    "AgentSwitchKind": ("agent_switch_kind", "string"),
-    "FromAgentModels": ("from_agent_models", "slice"),
-    "PreviousMaxIterations": ("previous_max_iterations", "int"),
-    "NewMaxIterations": ("new_max_iterations", "int"),
-    "ApprovalDecision": ("approval_decision", "string"),
-    "ApprovalSource": ("approval_source", "string"),
-    "SafetyLabel": ("safety_label", "string"),
-    "Usage": ("usage", "pointer"),
-    "Cost": ("cost", "pointer"),
-    "InputTokens": ("input_tokens", "int"),
-    "OutputTokens": ("output_tokens", "int"),
-    "ContextLimit": ("context_limit", "int"),
-    "CompactionReason": ("compaction_reason", "string"),
-    "Summary": ("summary", "string"),
-    "WorktreePath": ("worktree_path", "string"),
-    "WorktreeBranch": ("worktree_branch", "string"),
-    "WorktreeSourceDir": ("worktree_source_dir", "string"),
-}
-
 # Fields whose sub-fields are Go struct fields (looked up by Go name, then snake_case).
 _STRUCTISH = frozenset({"Usage", "Messages", "FromAgentModels"})
 
 
-# ---- AST
+# ---- rendering
 
 
-@dataclass(frozen=True, slots=True)
-class Literal:
-    """A string, number, boolean or nil constant."""
-
-    value: Any
-    start: int
-    end: int
-
-
-@dataclass(frozen=True, slots=True)
-class Field:
-    """`.Root.key.key` (`root` is a Go field name) or `.` alone (`root` is None)."""
-
-    root: str | None
-    path: tuple[str, ...]
-    start: int
-    end: int
-
-    @property
-    def text(self) -> str:
-        if self.root is None:
-            return "."
-        return "." + ".".join((self.root, *self.path))
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    """A function call; a pipeline `x | f a` is built as `Call(f, (a, x))`."""
-
-    name: str
-    args: tuple[Expr, ...]
-    start: int
-    end: int
-
-
-Expr = Literal | Field | Call
-
-
-@dataclass(frozen=True, slots=True)
-class Text:
-    """Literal text between actions (already trimmed by `{{-` / `-}}` markers)."""
-
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """`{{ pipeline }}`: evaluate and print."""
-
-    expr: Expr
-
-
-@dataclass(frozen=True, slots=True)
-class If:
-    """`{{ if c }}...{{ else if d }}...{{ else }}...{{ end }}`."""
-
-    branches: tuple[tuple[Expr, tuple[Node, ...]], ...]
-    otherwise: tuple[Node, ...]
-
-
-Node = Text | Action | If
-
-
-@dataclass(frozen=True, slots=True)
-class Template:
-    """A parsed prompt template; `fields` are the Go root names it reads (`.` for the root)."""
-
-    source: str
-    nodes: tuple[Node, ...]
-    fields: frozenset[str]
-
-    def render(self, payload: Mapping[str, Any]) -> str:
-        """Render against a hook payload; raises `TemplateError` for Go execution errors."""
-        out: list[str] = []
-        _render_nodes(self.nodes, payload, out)
-        return "".join(out)
-
-    def reads(self, field: str) -> bool:
-        """True when the template reads `field` (a Go name) directly or through `.`."""
-        return field in self.fields or "." in self.fields
+def render(template: Template, payload: Mapping[str, Any]) -> str:
+    """Render against a hook payload; raises `TemplateError` for Go execution errors."""
+    out: list[str] = []
+    _render_nodes(template.nodes, payload, out)
+    return "".join(out)
 
 
 def _render_nodes(nodes: tuple[Node, ...], payload: Mapping[str, Any], out: list[str]) -> None:
@@ -571,55 +453,27 @@ def _println(*args: Any) -> str:
     return " ".join(go_print(a) for a in args) + "\n"
 
 
-@dataclass(frozen=True, slots=True)
-class Function:
-    """A template function: arity bounds (max None = variadic), static kinds of params/result."""
+class Function(NamedTuple):
+    """A template function's implementation; its signature is `toolpolicy.ast.template.FUNCTIONS`."""
 
     fn: Callable[..., Any]
-    min_args: int
-    max_args: int | None
-    params: tuple[str, ...] = ()  # "int", "string", "any" per position (checked at load time)
-    result: str = "any"
     lazy: bool = False
 
 
 FUNCTIONS: dict[str, Function] = {
-    "toJSON": Function(to_json, 1, 1, ("any",), "string"),
-    "truncate": Function(truncate, 2, 2, ("int", "string"), "string"),
-    "len": Function(_len, 1, 1, ("any",), "int"),
-    "index": Function(_index, 1, None),
-    "not": Function(_not, 1, 1, ("any",), "bool"),
-    "and": Function(_and, 1, None, lazy=True),
-    "or": Function(_or, 1, None, lazy=True),
-    "eq": Function(_eq, 2, None, result="bool"),
-    "ne": Function(_ne, 2, 2, result="bool"),
-    "lt": Function(_lt, 2, 2, result="bool"),
-    "le": Function(_le, 2, 2, result="bool"),
-    "gt": Function(_gt, 2, 2, result="bool"),
-    "ge": Function(_ge, 2, 2, result="bool"),
-    "print": Function(_print, 0, None, result="string"),
-    "println": Function(_println, 0, None, result="string"),
+    "toJSON": Function(to_json),
+    "truncate": Function(truncate),
+    "len": Function(_len),
+    "index": Function(_index),
+    "not": Function(_not),
+    "and": Function(_and, lazy=True),
+    "or": Function(_or, lazy=True),
+    "eq": Function(_eq),
+    "ne": Function(_ne),
+    "lt": Function(_lt),
+    "le": Function(_le),
+    "gt": Function(_gt),
+    "ge": Function(_ge),
+    "print": Function(_print),
+    "println": Function(_println),
 }
-
-
-def static_kind(expr: Expr) -> str:
-    """The Go kind an expression is known to have at load time (`any` when unknown)."""
-    if isinstance(expr, Literal):
-        return _literal_kind(expr.value)
-    if isinstance(expr, Field):
-        if expr.root is None or expr.path:
-            return "any"
-        return GO_FIELDS[expr.root][1]
-    return FUNCTIONS[expr.name].result
-
-
-def _literal_kind(value: Any) -> str:
-    if value is None:
-        return "nil"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    return "string"

@@ -1,4 +1,7 @@
-"""The typed AST of `when` conditions (SPEC 2.6): produced by `when_parse`, consumed by the compiler.
+"""The typed AST of `when` conditions (SPEC 2.6) and their function signatures.
+
+`toolpolicy.grammar.when_parse` builds these nodes, `toolpolicy.compiler.when` checks them against
+`ROOTS` and `FUNCTIONS`, `toolpolicy.runtime.when` turns them into closures.
 
 Every node carries a `span` in expression coordinates; spans never take part in equality, so
 two parses of the same expression with different spacing compare equal. `unparse` renders a
@@ -9,10 +12,38 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..source import Span
 
 Scalar = str | int | float | bool | None
+
+ROOTS = ("tool", "args", "context")
+
+
+class Signature(NamedTuple):
+    """A function or method: `arity` counts the receiver; `pattern` marks a literal pattern operand."""
+
+    arity: int
+    result: str  # static result type, for the top-level "must be a bool" check
+    pattern: str | None = None  # "regex" | "glob"
+
+
+# Every function may be called as `f(x, ...)` or as a method `x.f(...)`.
+FUNCTIONS: dict[str, Signature] = {
+    "size": Signature(1, "int"),
+    "lower": Signature(1, "string"),
+    "basename": Signature(1, "string"),
+    "dirname": Signature(1, "string"),
+    "normpath": Signature(1, "string"),
+    "json": Signature(1, "string"),
+    "stable_json": Signature(1, "string"),
+    "startsWith": Signature(2, "bool"),
+    "endsWith": Signature(2, "bool"),
+    "contains": Signature(2, "bool"),
+    "matches": Signature(2, "bool", "regex"),
+    "glob": Signature(2, "bool", "glob"),
+}
 
 
 @dataclass(frozen=True, slots=True)

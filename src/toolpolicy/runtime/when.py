@@ -1,0 +1,142 @@
+"""Build `when` closures (SPEC 2.6): a checked `toolpolicy.ast.when` tree -> a Python closure.
+
+The compiler (`toolpolicy.compiler.when`) has already checked the tree (names, functions,
+arities, literal patterns, the result type); this module only turns it into closures that call
+the `toolpolicy.runtime.cel` helpers, compiling `matches()` regexes and `glob()` patterns once.
+The engine builds a rule's closure on first use, from the AST kept on the compiled policy (so an
+unpickled policy needs neither Lark nor pydantic). A closure takes `{"tool", "args", "context"}`
+and returns True, False or a `CelError`; run it with `cel.evaluate_when`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..ast.when import (
+    Binary,
+    Call,
+    Has,
+    Ident,
+    Index,
+    ListLit,
+    Literal,
+    Logical,
+    Node,
+    Select,
+    Unary,
+    unparse,
+)
+from . import cel
+from .cel import WhenFn
+
+__all__ = ["IMPLEMENTATIONS", "WhenFn", "build_when"]
+
+# The functions of `toolpolicy.ast.when.FUNCTIONS` that are not pattern functions.
+IMPLEMENTATIONS: dict[str, Callable[..., object]] = {
+    "size": cel.size,
+    "lower": cel.lower,
+    "basename": cel.basename,
+    "dirname": cel.dirname,
+    "normpath": cel.normpath,
+    "json": cel.to_json,
+    "stable_json": cel.to_stable_json,
+    "startsWith": cel.starts_with,
+    "endsWith": cel.ends_with,
+    "contains": cel.contains,
+}
+
+
+def build_when(node: Node, *, glob_fold: bool = False) -> WhenFn:
+    """The closure of a checked condition; `glob_fold` makes `glob()` case-insensitive.
+
+    Raises `cel.RegexError` / `GlobError` for a bad literal pattern and `ValueError` for a node
+    the compiler would have rejected (an unchecked tree).
+    """
+    return _Builder(glob_fold).build(node)
+
+
+def _where(node: Node) -> str:
+    text = unparse(node)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+class _Builder:
+    """One method per node type; each returns a closure `env -> value | CelError`."""
+
+    def __init__(self, glob_fold: bool) -> None:
+        self.glob_fold = glob_fold
+
+    def build(self, node: Node) -> WhenFn:
+        method: Callable[[Node], WhenFn] = getattr(self, f"_{type(node).__name__.lower()}")
+        return method(node)
+
+    def _literal(self, node: Literal) -> WhenFn:
+        value = node.value
+        return lambda env: value
+
+    def _listlit(self, node: ListLit) -> WhenFn:
+        if all(isinstance(i, Literal) for i in node.items):
+            constant = tuple(i.value for i in node.items)  # type: ignore[union-attr]
+            return lambda env: constant
+        items = [self.build(i) for i in node.items]
+        return lambda env: cel.make_list([item(env) for item in items])
+
+    def _ident(self, node: Ident) -> WhenFn:
+        name = node.name
+        return lambda env: cel.ident(env, name)
+
+    def _select(self, node: Select) -> WhenFn:
+        operand, name, where = self.build(node.operand), node.name, _where(node)
+        return lambda env: cel.select(operand(env), name, where)
+
+    def _index(self, node: Index) -> WhenFn:
+        operand, key, where = self.build(node.operand), self.build(node.index), _where(node)
+        return lambda env: cel.index(operand(env), key(env), where)
+
+    def _has(self, node: Has) -> WhenFn:
+        target = node.operand
+        operand = self.build(target.operand)
+        if isinstance(target, Select):
+            name = target.name
+            return lambda env: cel.has_field(operand(env), name)
+        key = self.build(target.index)
+        return lambda env: cel.has_field(operand(env), key(env))
+
+    def _unary(self, node: Unary) -> WhenFn:
+        operand, where = self.build(node.operand), _where(node)
+        if node.op == "!":
+            return lambda env: cel.logical_not(operand(env), where)
+        return lambda env: cel.negate(operand(env), where)
+
+    def _binary(self, node: Binary) -> WhenFn:
+        left, right = self.build(node.left), self.build(node.right)
+        op, where = cel.RELATIONS[node.op], _where(node)
+        return lambda env: op(left(env), right(env), where)
+
+    def _logical(self, node: Logical) -> WhenFn:
+        fns, where = tuple(self.build(o) for o in node.operands), _where(node)
+        combine = cel.all_of if node.op == "&&" else cel.any_of
+        return lambda env: combine(fns, env, where)
+
+    def _call(self, node: Call) -> WhenFn:
+        operands = ((node.target,) if node.target is not None else ()) + node.args
+        where = _where(node)
+        if node.name in ("matches", "glob"):
+            value = self.build(operands[0])
+            pattern = operands[1]
+            if not (isinstance(pattern, Literal) and isinstance(pattern.value, str)):
+                raise ValueError(f"the pattern of `{node.name}()` must be a string literal")
+            if node.name == "matches":
+                regex = cel.Regex(pattern.value)
+                return lambda env: regex.search(value(env), where)
+            glob = cel.Glob(pattern.value, fold=self.glob_fold)
+            return lambda env: glob.match(value(env), where)
+        impl = IMPLEMENTATIONS.get(node.name)
+        if impl is None:
+            raise ValueError(f"unknown function `{node.name}`")
+        fns = [self.build(o) for o in operands]
+        if len(fns) == 1:
+            (first,) = fns
+            return lambda env: impl(first(env), where)
+        first, second = fns
+        return lambda env: impl(first(env), second(env), where)
