@@ -15,6 +15,7 @@ from .policies.loader import LoadedPolicy, load_native, read_source, syntax_of, 
 from .policies.located import LocatedDoc, check_nesting, load_text
 from .runtime.compiled import CompiledPolicy
 from .source import Location, Source, Span
+from .vocabulary import ErrorCode
 
 NATIVE = "toolpolicy"
 FORMATS = (NATIVE, "claude-code", "docker-agent", "gemini", "codex", "agent-code")
@@ -64,7 +65,7 @@ def load_document(
     fmt = format or detect_format(source)
     if fmt not in FORMATS:
         raise PolicyError(
-            f"unknown policy format `{fmt}`", code="policy_usage_error", help="one of: " + ", ".join(FORMATS)
+            f"unknown policy format `{fmt}`", code=ErrorCode.USAGE_ERROR, help="one of: " + ", ".join(FORMATS)
         )
     if base_dir is None and path is None:
         base_dir = os.getcwd()
@@ -94,7 +95,7 @@ def _source(path: Any, text: str | None, name: str | None) -> Source:
     if text is not None:
         return Source(name or (str(path) if path is not None else "<text>.yaml"), text)
     if path is None:
-        raise PolicyError("load_policy needs a path or `text=`", code="policy_usage_error")
+        raise PolicyError("load_policy needs a path or `text=`", code=ErrorCode.USAGE_ERROR)
     return read_source(path)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from .errors import PolicyError
 from .runtime.compiled import CompiledPolicy, PolicyTestCase
 from .source import Location, Source, Span
+from .vocabulary import ErrorCode
 
 
 @dataclass
@@ -22,7 +23,7 @@ class TestResult:
     def as_error(self) -> PolicyError:
         return PolicyError(
             f"test `{self.case.name}` failed: {self.message}",
-            code="policy_test_failed",
+            code=ErrorCode.TEST_FAILED,
             location=location_from_string(self.case.location),
         )
 

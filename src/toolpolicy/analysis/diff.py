@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..runtime.compiled import CompiledPolicy
+from ..vocabulary import EFFECT_RANK
 from .glob_lang import Undecided
 from .regions import ToolAnalysis, analyse_tool, candidate_rules, pick, rule_model
 from .tools import ToolClass, tool_classes
 
-RANK = {"deny": 0, "ask": 1, "allow": 2}
+RANK = {effect: -rank for effect, rank in EFFECT_RANK.items()}  # more permissive ranks higher
 TIME_BUDGET = 60.0  # seconds; tools left when it runs out are listed as not compared
 MORE, LESS, SAME, BOTH = "more permissive", "less permissive", "equivalent", "incomparable"
 

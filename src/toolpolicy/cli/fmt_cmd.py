@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import click
 
 from ..errors import PolicyError
+from ..vocabulary import ErrorCode
 from .common import print_errors
 from .exit_codes import ExitCode
 
@@ -74,7 +75,7 @@ def format_one(path: str, to: str | None) -> tuple[str, str]:
     if fmt != "toolpolicy":
         raise PolicyError(
             f"`{path}` is a `{fmt}` config, not a native policy",
-            code="policy_usage_error",
+            code=ErrorCode.USAGE_ERROR,
             file=path,
             help=f"convert it first: `policy import {fmt} {path}`",
         )

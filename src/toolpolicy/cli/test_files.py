@@ -23,6 +23,7 @@ from ..errors import PolicyError, did_you_mean
 from ..policies.schema import PolicyTest, TestCall
 from ..runtime.compiled import CompiledPolicy, PolicyTestCase
 from ..source import Location, Span
+from ..vocabulary import ErrorCode
 
 TEST_SUFFIXES = ("_test.yaml", "_test.yml", "_test.toml")
 POLICY_SUFFIXES = (".yaml", ".yml", ".toml")
@@ -135,7 +136,7 @@ def _load_policy(suite: Suite, ref: str, where: Location) -> None:
         suite.errors.append(
             PolicyError(
                 f"policy `{ref}` not found (looked for `{suite.policy_path}`)",
-                code="policy_io_error",
+                code=ErrorCode.IO_ERROR,
                 location=where,
                 help="`policy:` is relative to the test file",
             )
@@ -165,7 +166,7 @@ def _validate(located: Any) -> TestFile:
     if not isinstance(located.data, dict):
         raise PolicyError(
             "a test file must be a mapping with `policy:` and `tests:`",
-            code="policy_schema_error",
+            code=ErrorCode.SCHEMA_ERROR,
             location=Location(located.source, Span(0, 0)),
         )
     try:
@@ -185,7 +186,7 @@ def _errors(exc: ValidationError, located: Any) -> PolicyError:
             out.append(
                 PolicyError(
                     f"unknown key `{key}`",
-                    code="policy_schema_error",
+                    code=ErrorCode.SCHEMA_ERROR,
                     location=located.key_loc(path),
                     help=did_you_mean(key, _keys_at(path)),
                 )
@@ -194,7 +195,7 @@ def _errors(exc: ValidationError, located: Any) -> PolicyError:
             out.append(
                 PolicyError(
                     f"missing required key `{path[-1]}`",
-                    code="policy_schema_error",
+                    code=ErrorCode.SCHEMA_ERROR,
                     location=located.loc(path[:-1]),
                 )
             )
@@ -203,7 +204,7 @@ def _errors(exc: ValidationError, located: Any) -> PolicyError:
             out.append(
                 PolicyError(
                     f"`{where}`: {err['msg'][0].lower()}{err['msg'][1:]}",
-                    code="policy_schema_error",
+                    code=ErrorCode.SCHEMA_ERROR,
                     location=located.loc(path),
                 )
             )

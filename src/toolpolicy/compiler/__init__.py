@@ -49,16 +49,16 @@ def _build(work: Work) -> CompiledPolicy:
     from .passes import digest_of
 
     settings = work.settings
-    fold = settings["glob"].case == "insensitive"
+    fold = settings.fold
     aliases = {
         (k.casefold() if fold else k): (v.casefold() if fold else v)
         for k, v in work.profile.tool_aliases.items()
     }
     return CompiledPolicy(
-        name=settings.get("name"),
+        name=settings.name,
         digest=digest_of(work),
-        default=settings["default"],
-        mode=settings["mode"],
+        default=settings.default,
+        mode=settings.mode,
         fold=fold,
         profile=work.profile.name,
         tools=work.tools,

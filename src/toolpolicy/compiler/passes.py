@@ -23,6 +23,7 @@ from ..policies.located import LocatedDoc
 from ..policies.profiles import PROFILES, Profile
 from ..runtime.compiled import CompiledRule, PolicyTestCase, ToolSpec
 from ..runtime.hooks.types import BuiltinHookSpec, CommandHookSpec, HookGroup, ModelHookSpec
+from ..vocabulary import Effect, ErrorCode, GlobCase, Mode, Settings
 from .rules import Resolver, compile_permission
 
 MAX_RULES = 100_000
@@ -49,7 +50,7 @@ class Work:
     loaded: LoadedPolicy
     errors: ErrorCollector
     chain: list[LoadedPolicy] = field(default_factory=list)  # parents first, the root last
-    settings: dict[str, Any] = field(default_factory=dict)
+    settings: Settings = field(default_factory=Settings)
     profile: Profile = PROFILES["generic"]
     tools: dict[str, ToolSpec] = field(default_factory=dict)
     source_rules: list[SourceRule] = field(default_factory=list)
@@ -76,17 +77,25 @@ def flatten(work: Work) -> None:
         work.chain.append(lp)
 
     walk(work.loaded)
+    merged: dict[str, Any] = {}
     for lp in work.chain:
         doc = lp.document
         for key in ("name", "profile", "default", "mode", "glob"):
-            if key in doc.model_fields_set or key not in work.settings:
-                work.settings[key] = getattr(doc, key)
+            if key in doc.model_fields_set or key not in merged:
+                merged[key] = getattr(doc, key)
+    work.settings = Settings(
+        name=merged["name"],
+        profile=merged["profile"],
+        default=Effect(merged["default"]),
+        mode=Mode(merged["mode"]),
+        glob_case=GlobCase(merged["glob"].case),
+    )
 
 
 # -- stage: tools (needs flatten) ------------------------------------------------------------------
 def resolve_tools(work: Work) -> None:
-    work.profile = PROFILES[work.settings["profile"]]
-    fold = work.settings["glob"].case == "insensitive"
+    work.profile = PROFILES[work.settings.profile]
+    fold = work.settings.fold
     declared: dict[str, dict[str, Any]] = {k: dict(v) for k, v in work.profile.tools.items()}
     for lp in work.chain:
         for name, decl in lp.document.tools.items():
@@ -107,7 +116,7 @@ def resolve_tools(work: Work) -> None:
             work.errors.add(
                 PolicyError(
                     f"tool `{name}` of kind `{decl.get('kind')}` needs an `arg` (its primary argument)",
-                    code="policy_schema_error",
+                    code=ErrorCode.SCHEMA_ERROR,
                     location=work.loaded.located.loc(("tools", name)),
                 )
             )
@@ -165,7 +174,7 @@ def _check_duplicate_ids(work: Work) -> None:
             work.errors.add(
                 PolicyError(
                     f"rule id `{sr.id}` is used twice",
-                    code="policy_duplicate_id",
+                    code=ErrorCode.DUPLICATE_ID,
                     location=sr.doc.loc((*sr.path, "id")),
                     help="rule ids must be unique: tests and decisions refer to them",
                 )
@@ -175,7 +184,7 @@ def _check_duplicate_ids(work: Work) -> None:
 
 # -- stage: compile rules (needs tools, collect_rules) -------------------------------------------------
 def compile_rules(work: Work) -> None:
-    fold = work.settings["glob"].case == "insensitive"
+    fold = work.settings.fold
     for sr in work.source_rules:
         res = Resolver(work.tools, work.profile, fold, _base_dir(sr.doc, work), [])
         when_ast = _compile_when(work, sr) if sr.when is not None else None
@@ -197,7 +206,7 @@ def compile_rules(work: Work) -> None:
                     CompiledRule(
                         index,
                         sr.id,
-                        sr.decision,
+                        Effect(sr.decision),
                         sr.priority,
                         shape.tools,
                         shape.tool_globs,
@@ -216,7 +225,7 @@ def compile_rules(work: Work) -> None:
             work.errors.add(
                 PolicyError(
                     f"policy has more than {MAX_RULES} rules",
-                    code="policy_limit_exceeded",
+                    code=ErrorCode.LIMIT_EXCEEDED,
                     location=sr.doc.loc(sr.path),
                 )
             )
@@ -238,7 +247,7 @@ def _compile_when(work: Work, sr: SourceRule) -> WhenNode | None:
     path = (*sr.path, "when")
     try:
         node = parse_when(sr.when or "")
-        check_when(node, glob_fold=work.settings["glob"].case == "insensitive")
+        check_when(node, glob_fold=work.settings.fold)
         return node
     except ExprError as exc:
         work.errors.add(error_at(sr.doc, path, exc))
@@ -256,7 +265,7 @@ def compile_hooks(work: Work) -> None:
                 work.errors.add(
                     PolicyError(
                         f"unknown hook event `{event}`",
-                        code="policy_unknown_event",
+                        code=ErrorCode.UNKNOWN_EVENT,
                         location=lp.located.key_loc(("hooks", event)),
                         help=did_you_mean(event, EVENTS) or "see SPEC 5.1 for the events",
                     )
@@ -341,7 +350,7 @@ def _builtin_spec(work: Work, lp: LoadedPolicy, path: tuple[Any, ...], hook: Any
         work.errors.add(
             PolicyError(
                 "builtin hook needs `builtin: NAME`",
-                code="policy_schema_error",
+                code=ErrorCode.SCHEMA_ERROR,
                 location=lp.located.loc(path),
             )
         )
@@ -351,7 +360,7 @@ def _builtin_spec(work: Work, lp: LoadedPolicy, path: tuple[Any, ...], hook: Any
         work.errors.add(
             PolicyError(
                 f"unknown builtin hook `{name}`",
-                code="policy_unknown_builtin",
+                code=ErrorCode.UNKNOWN_BUILTIN,
                 location=lp.located.loc((*path, key)),
                 help=did_you_mean(name, known_builtins()),
             )
@@ -360,7 +369,7 @@ def _builtin_spec(work: Work, lp: LoadedPolicy, path: tuple[Any, ...], hook: Any
     problem = check_builtin_args(name, hook.args)
     if problem:
         work.errors.add(
-            PolicyError(problem, code="policy_builtin_args", location=lp.located.loc((*path, "args")))
+            PolicyError(problem, code=ErrorCode.BUILTIN_ARGS, location=lp.located.loc((*path, "args")))
         )
         return None
     return BuiltinHookSpec(
@@ -384,7 +393,7 @@ def _model_spec(work: Work, lp: LoadedPolicy, path: tuple[Any, ...], hook: Any, 
         work.errors.add(
             PolicyError(
                 f"unknown model `{hook.model}`",
-                code="policy_model_error",
+                code=ErrorCode.MODEL_ERROR,
                 location=lp.located.loc((*path, "model")),
                 help="write `openai/<model>`, `anthropic/<model>` or `local/<name-or-path>`",
             )
@@ -394,7 +403,7 @@ def _model_spec(work: Work, lp: LoadedPolicy, path: tuple[Any, ...], hook: Any, 
         work.errors.add(
             PolicyError(
                 f"unknown model hook schema `{hook.schema_}`",
-                code="policy_model_error",
+                code=ErrorCode.MODEL_ERROR,
                 location=lp.located.loc((*path, "schema")),
                 help=did_you_mean(hook.schema_, KNOWN_SCHEMAS),
             )

@@ -18,6 +18,7 @@ from ..policies.profiles import Profile
 from ..runtime.compiled import Cond, ToolSpec
 from ..runtime.kinds import CompiledPattern
 from ..runtime.kinds.glob import GlobError, glob_to_regex, has_wildcard
+from ..vocabulary import ErrorCode
 
 _PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):(.*)$", re.S)
 
@@ -174,7 +175,7 @@ def _spec_cond(tspec: ToolSpec, spec: str, offset: int, decision: str, res: Reso
                 f"`{tspec.name}({key}:...)` names the primary argument: it is matched as `{tspec.name}(...)`",
                 offset,
                 offset + len(key),
-                code="policy_primary_param",
+                code=ErrorCode.PRIMARY_PARAM,
                 help=f"write `{tspec.name}({value})`",
             )
         )
@@ -185,7 +186,7 @@ def _spec_cond(tspec: ToolSpec, spec: str, offset: int, decision: str, res: Reso
                 f"tool `{tspec.name}` has no known primary argument: this allow never matches",
                 offset,
                 offset + len(spec),
-                code="policy_no_primary_arg",
+                code=ErrorCode.NO_PRIMARY_ARG,
                 help=f"declare it under `tools: {{{tspec.name}: {{arg: NAME}}}}` or use `{tspec.name}:NAME=glob`",
             )
         )

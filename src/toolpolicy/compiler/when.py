@@ -35,10 +35,11 @@ from ..runtime.cel import WhenFn
 from ..runtime.kinds.glob import GlobError
 from ..runtime.when import build_when
 from ..source import Span
+from ..vocabulary import ErrorCode
 
 __all__ = ["ROOTS", "WhenFn", "check_when", "compile_when", "compile_when_text", "field_accesses_without_has"]
 
-TYPE_ERROR = "policy_type_error"
+TYPE_ERROR = ErrorCode.TYPE_ERROR
 
 
 def compile_when_text(text: str, *, glob_fold: bool = False) -> WhenFn:

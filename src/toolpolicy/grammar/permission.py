@@ -9,6 +9,7 @@ import functools
 
 from ..ast.permission import CallSpec, Condition, Permission, ToolPattern
 from ..source import Span
+from ..vocabulary import ErrorCode
 from . import ExprError, get_parser
 
 MAX_EXPRESSION_CHARS = 10_000
@@ -24,7 +25,7 @@ def parse_permission(text: str) -> Permission:
             f"expression longer than {MAX_EXPRESSION_CHARS} characters",
             0,
             len(text),
-            code="policy_limit_exceeded",
+            code=ErrorCode.LIMIT_EXCEEDED,
         )
     if text != text.strip():
         lead = len(text) - len(text.lstrip())

@@ -32,11 +32,12 @@ from ..ast.template import (
     static_kind,
 )
 from ..errors import did_you_mean
+from ..vocabulary import ErrorCode
 from . import get_parser
 
 MAX_LENGTH = 100_000  # characters in one prompt template
 MAX_DEPTH = 64  # nested if blocks and parentheses
-LIMIT_CODE = "policy_limit_exceeded"
+LIMIT_CODE = ErrorCode.LIMIT_EXCEEDED
 _TRIM = " \t\r\n"
 
 _GO_ACTIONS = ("range", "with", "define", "template", "block", "break", "continue")
@@ -395,7 +396,7 @@ def _unknown_function(tok: Token) -> ExprError:
             f"the `{name}` action is not supported",
             tok.start_pos,
             tok.end_pos,
-            code="policy_unsupported",
+            code=ErrorCode.UNSUPPORTED,
             help=_SUBSET_HELP,
         )
     folded = {f.lower(): f for f in FUNCTIONS}

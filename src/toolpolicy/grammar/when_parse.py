@@ -29,11 +29,12 @@ from ..ast.when import (
     Unary,
 )
 from ..source import Span
+from ..vocabulary import ErrorCode
 from . import ExprError, get_parser
 
 MAX_LENGTH = 10_000  # characters in one condition
 MAX_DEPTH = 64  # nested operators, calls, brackets and parentheses
-LIMIT_CODE = "policy_limit_exceeded"
+LIMIT_CODE = ErrorCode.LIMIT_EXCEEDED
 
 
 def parse_when(text: str) -> Node:
@@ -289,7 +290,7 @@ class _Builder:
                 "`has()` takes one field access",
                 tree.meta.start_pos,
                 tree.meta.end_pos,
-                code="policy_type_error",
+                code=ErrorCode.TYPE_ERROR,
                 help='write e.g. `has(args.path)` or `has(args["odd-key"])`',
             )
         return Has(args[0], _span(tree))

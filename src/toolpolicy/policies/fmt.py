@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import PolicyError
 from ..source import Source
+from ..vocabulary import ErrorCode
 from .loader import syntax_of, validate
 from .located import load_text
 from .schema import PolicyDocument
@@ -264,7 +265,7 @@ def _no_nulls(node: Any, path: tuple[Any, ...], source: Source) -> None:
         where = ".".join(str(p) for p in path)
         raise PolicyError(
             f"`{where}` is null, which TOML cannot write",
-            code="policy_fmt_error",
+            code=ErrorCode.FMT_ERROR,
             file=source.name,
             help="remove the key or give it a value",
         )
@@ -283,13 +284,13 @@ def _check_result(original: PolicyDocument, text: str, target: str, source: Sour
     except PolicyError as exc:
         raise PolicyError(
             f"formatting `{source.name}` produced an invalid policy: {exc.message}",
-            code="policy_fmt_error",
+            code=ErrorCode.FMT_ERROR,
             file=source.name,
         ) from None
     if _meaning(again) != _meaning(original):
         raise PolicyError(
             f"formatting `{source.name}` would change its meaning; the file is left as it is",
-            code="policy_fmt_error",
+            code=ErrorCode.FMT_ERROR,
             file=source.name,
             help="this is a bug in toolpolicy: please report it with the policy",
         )

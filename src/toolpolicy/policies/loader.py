@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from ..errors import PolicyError, PolicyErrors, did_you_mean
 from ..source import Location, Source, Span
+from ..vocabulary import ErrorCode
 from .located import LocatedDoc, load_text
 from .schema import PolicyDocument
 
@@ -49,24 +50,24 @@ def read_source(path: str | os.PathLike[str]) -> Source:
     try:
         st = p.stat()
         if not stat.S_ISREG(st.st_mode):
-            raise PolicyError(f"`{path}` is not a regular file", code="policy_io_error", file=str(path))
+            raise PolicyError(f"`{path}` is not a regular file", code=ErrorCode.IO_ERROR, file=str(path))
         size = st.st_size
         if size > MAX_FILE_BYTES:
             raise PolicyError(
                 f"policy file is {size} bytes, over the {MAX_FILE_BYTES} byte limit",
-                code="policy_limit_exceeded",
+                code=ErrorCode.LIMIT_EXCEEDED,
                 file=str(path),
             )
         raw = p.read_bytes()
     except OSError as exc:
         raise PolicyError(
-            f"cannot read `{path}`: {exc.strerror or exc}", code="policy_io_error", file=str(path)
+            f"cannot read `{path}`: {exc.strerror or exc}", code=ErrorCode.IO_ERROR, file=str(path)
         ) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise PolicyError(
-            f"`{path}` is not UTF-8 text (byte {exc.start})", code="policy_io_error", file=str(path)
+            f"`{path}` is not UTF-8 text (byte {exc.start})", code=ErrorCode.IO_ERROR, file=str(path)
         ) from None
     return Source(str(path), text)
 
@@ -91,7 +92,7 @@ def validate(located: LocatedDoc) -> PolicyDocument:
         kind = "empty" if data is None else type(data).__name__
         raise PolicyError(
             f"a policy must be a mapping, this document is {kind}",
-            code="policy_schema_error",
+            code=ErrorCode.SCHEMA_ERROR,
             location=Location(located.source, Span(0, 0)),
             help="start with `version: 1`",
         )
@@ -111,7 +112,7 @@ def _schema_errors(exc: ValidationError, located: LocatedDoc) -> list[PolicyErro
             continue
         seen.add((path, message))
         loc = located.key_loc(path) if key else located.loc(path)
-        out.append(PolicyError(message, code="policy_schema_error", location=loc, help=help_))
+        out.append(PolicyError(message, code=ErrorCode.SCHEMA_ERROR, location=loc, help=help_))
     return out
 
 
@@ -216,7 +217,7 @@ def _load_extends(loaded: LoadedPolicy, chain: tuple[str, ...]) -> list[LoadedPo
             errors.append(
                 PolicyError(
                     f"`extends` cycle: `{ref}` is already being loaded",
-                    code="policy_extends_cycle",
+                    code=ErrorCode.EXTENDS_CYCLE,
                     location=loc,
                 )
             )
@@ -225,7 +226,7 @@ def _load_extends(loaded: LoadedPolicy, chain: tuple[str, ...]) -> list[LoadedPo
             errors.append(
                 PolicyError(
                     f"`extends` nested deeper than {MAX_EXTENDS_DEPTH} files",
-                    code="policy_limit_exceeded",
+                    code=ErrorCode.LIMIT_EXCEEDED,
                     location=loc,
                 )
             )

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import PolicyError
 from ..source import Location, Source, Span
+from ..vocabulary import ErrorCode
 
 Path = tuple[str | int, ...]
 MAX_DEPTH = 64
@@ -93,7 +94,7 @@ _DEEP_INDENT = re.compile(rf"(?m)^[ \t]{{{MAX_INDENT + 1},}}\S")
 
 def _nesting_error(source: Source, offset: int, what: str) -> None:
     raise PolicyError(
-        f"document {what}", code="policy_limit_exceeded", location=Location(source, Span(offset, offset + 1))
+        f"document {what}", code=ErrorCode.LIMIT_EXCEEDED, location=Location(source, Span(offset, offset + 1))
     )
 
 
@@ -113,12 +114,12 @@ def load_yaml(source: Source) -> LocatedDoc:
         off = source.offset_of(line, col)
         msg = _yaml_message(exc)
         raise PolicyError(
-            msg, code="policy_syntax_error", location=Location(source, Span(off, off + 1))
+            msg, code=ErrorCode.SYNTAX_ERROR, location=Location(source, Span(off, off + 1))
         ) from None
     except (YAMLError, RecursionError, ValueError, TypeError, AttributeError, KeyError) as exc:
         raise PolicyError(
             f"cannot parse YAML: {exc}".splitlines()[0],
-            code="policy_syntax_error",
+            code=ErrorCode.SYNTAX_ERROR,
             location=Location(source, Span(0, 0)),
         ) from None
     doc = LocatedDoc(source, None)
@@ -128,7 +129,7 @@ def load_yaml(source: Source) -> LocatedDoc:
     except (TypeError, AttributeError, ValueError, KeyError) as exc:  # exotic YAML (tags, sets, ...)
         raise PolicyError(
             f"unsupported YAML construct: {exc}",
-            code="policy_syntax_error",
+            code=ErrorCode.SYNTAX_ERROR,
             location=Location(source, Span(0, 0)),
         ) from None
     return doc
@@ -152,21 +153,21 @@ def _walk(node: Any, path: Path, doc: LocatedDoc, depth: int, budget: list[int])
     if budget[0] < 0:
         raise PolicyError(
             f"document has more than {MAX_NODES} values (after expanding aliases)",
-            code="policy_limit_exceeded",
+            code=ErrorCode.LIMIT_EXCEEDED,
             location=doc.loc(path),
         )
     tag = getattr(getattr(node, "tag", None), "value", None)
     if isinstance(node, TaggedScalar) or (tag and not str(tag).startswith("tag:yaml.org,2002:")):
         raise PolicyError(
             f"YAML tag `{tag}` is not allowed in a policy",
-            code="policy_syntax_error",
+            code=ErrorCode.SYNTAX_ERROR,
             location=doc.loc(path),
             help="remove the `!` tag: policies are plain data",
         )
     if depth > MAX_DEPTH:
         raise PolicyError(
             f"document nested deeper than {MAX_DEPTH} levels",
-            code="policy_limit_exceeded",
+            code=ErrorCode.LIMIT_EXCEEDED,
             location=doc.loc(path),
         )
     if isinstance(node, CommentedMap):
@@ -229,12 +230,12 @@ def load_toml(source: Source) -> LocatedDoc:
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc)) or "invalid TOML"
         raise PolicyError(
             f"invalid TOML: {msg[0].lower() + msg[1:]}",
-            code="policy_syntax_error",
+            code=ErrorCode.SYNTAX_ERROR,
             location=Location(source, Span(off, off + 1)),
         ) from None
     except RecursionError:
         raise PolicyError(
-            "TOML nested too deeply", code="policy_limit_exceeded", location=Location(source, Span(0, 0))
+            "TOML nested too deeply", code=ErrorCode.LIMIT_EXCEEDED, location=Location(source, Span(0, 0))
         ) from None
     doc = LocatedDoc(source, data)
     _TomlLocator(doc).walk(data, (), 0)

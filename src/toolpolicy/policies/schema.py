@@ -7,13 +7,24 @@ layer, with positions taken from the located document.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-DecisionName = Literal["allow", "ask", "deny"]
-ModeName = Literal["default", "yolo", "non_interactive"]
-RuleMode = Literal["default", "yolo", "non_interactive", "auto_edit"]
+from ..vocabulary import POLICY_MODES, Effect, GlobCase, Mode
+
+# The Literals are derived from `toolpolicy.vocabulary` (the static spellings are for type checkers;
+# tests/test_vocabulary.py checks that the two agree).
+if TYPE_CHECKING:
+    DecisionName = Literal["allow", "ask", "deny"]
+    ModeName = Literal["default", "yolo", "non_interactive"]
+    RuleMode = Literal["default", "yolo", "non_interactive", "auto_edit"]
+    GlobCaseName = Literal["sensitive", "insensitive"]
+else:
+    DecisionName = Literal[tuple(e.value for e in Effect)]
+    ModeName = Literal[tuple(m.value for m in POLICY_MODES)]
+    RuleMode = Literal[tuple(m.value for m in Mode)]
+    GlobCaseName = Literal[tuple(c.value for c in GlobCase)]
 KindName = Literal["shell", "path", "url", "generic"]
 ProfileName = Literal[
     "generic", "claude-code", "docker-agent", "gemini", "codex", "cursor", "copilot", "cline", "langchain"
@@ -26,7 +37,7 @@ class _Model(BaseModel):
 
 
 class GlobOptions(_Model):
-    case: Literal["sensitive", "insensitive"] = "sensitive"
+    case: GlobCaseName = "sensitive"
 
 
 class ToolDecl(_Model):

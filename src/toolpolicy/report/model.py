@@ -11,7 +11,9 @@ import datetime
 from dataclasses import dataclass
 from typing import Any
 
-DECISIONS = ("allow", "ask", "deny")
+from ..vocabulary import Effect
+
+DECISIONS = tuple(e.value for e in Effect)
 
 
 @dataclass

@@ -10,12 +10,14 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..vocabulary import EFFECT_RANK, Effect, Mode
+
 if TYPE_CHECKING:  # hooks are imported only by policies that have some (pickle finds the module)
     from ..ast.when import Node as WhenNode
     from .hooks.types import HookGroup
 
 PRIMARY = None  # Cond.key for "the primary argument of whatever tool the rule is applied to"
-DECISION_WEIGHT = {"allow": 1, "ask": 2, "deny": 3}
+DECISION_WEIGHT = EFFECT_RANK  # allow 1 < ask 2 < deny 3
 
 
 class ToolSpec(NamedTuple):
@@ -48,7 +50,7 @@ class CompiledRule(NamedTuple):
 
     index: int
     id: str
-    decision: str
+    decision: Effect
     priority: int
     tools: tuple[str, ...]  # exact tool names (already case-folded when the policy is insensitive)
     tool_globs: tuple[str, ...]  # RE2 regexes over tool names
@@ -106,8 +108,8 @@ class CompiledPolicy:
         self,
         name: str | None,
         digest: str,
-        default: str,
-        mode: str,
+        default: Effect,
+        mode: Mode,
         fold: bool,
         profile: str,
         tools: dict[str, ToolSpec],

@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Generator, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..vocabulary import DecisionSource, Effect, Mode
 from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule
 from .decision import Decision
 from .evaluate import indexed_rules
@@ -43,8 +44,8 @@ from .rules import (
 if TYPE_CHECKING:
     from .cel import WhenFn
 
-MODES = ("default", "yolo", "non_interactive", "auto_edit")
-DECISIONS = ("allow", "ask", "deny")
+MODES = tuple(m.value for m in Mode)
+DECISIONS = tuple(e.value for e in Effect)
 
 
 class HookRequest(NamedTuple):
@@ -235,14 +236,14 @@ class Engine:
                     Decision(
                         "deny",
                         guard.reason or "blocked by tool_guard hook",
-                        "guard_hook",
+                        DecisionSource.GUARD_HOOK,
                         hooks=tuple(hook_records),
                     ),
                     diagnostics,
                     trace,
                 )
             if guard.decision == "ask":
-                floor = Decision("ask", guard.reason or "tool_guard hook asks", "guard_hook")
+                floor = Decision("ask", guard.reason or "tool_guard hook asks", DecisionSource.GUARD_HOOK)
 
         verdict = self._rules(call)
         diagnostics.extend(verdict.diagnostics)
@@ -280,7 +281,7 @@ class Engine:
     ) -> Decision:
         """Steps 4 and 5 (hint, default), then the floor and the mode (SPEC 4.2, 4.3)."""
         if decided is None and _hint_applies(hint_call, call.spec, read_only):
-            decided = Decision("allow", f"`{call.raw_tool}` is read-only", "read_only_hint")
+            decided = Decision("allow", f"`{call.raw_tool}` is read-only", DecisionSource.READ_ONLY_HINT)
         if decided is None:
             decided = self._default_decision()
         if floor is not None and DECISION_WEIGHT[decided.decision] < DECISION_WEIGHT["ask"]:
@@ -337,10 +338,14 @@ class Engine:
         floor: Decision | None = None
         rewritten: PreparedCall | None = None
         if pre.decision == "deny" or pre.blocked:
-            decided = Decision("deny", pre.reason or "blocked by pre_tool_use hook", "pre_tool_use_hook")
+            decided = Decision(
+                "deny", pre.reason or "blocked by pre_tool_use hook", DecisionSource.PRE_TOOL_USE_HOOK
+            )
         elif pre.decision in ("ask", "allow"):
             decided = Decision(
-                pre.decision, pre.reason or f"pre_tool_use hook says {pre.decision}", "pre_tool_use_hook"
+                pre.decision,
+                pre.reason or f"pre_tool_use hook says {pre.decision}",
+                DecisionSource.PRE_TOOL_USE_HOOK,
             )
         if updated is not None and (decided is None or decided.decision != "deny"):
             rewritten = self._prepare(call.raw_tool, updated, context, self.mode)

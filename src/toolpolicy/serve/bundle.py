@@ -20,6 +20,7 @@ import urllib.request
 from dataclasses import dataclass
 
 from ..errors import PolicyError
+from ..vocabulary import ErrorCode
 
 FETCH_TIMEOUT_S = 10.0
 MAX_BUNDLE_BYTES = 16 * 1024 * 1024
@@ -76,7 +77,7 @@ class Bundle:
     def _error(self, why: str) -> PolicyError:
         return PolicyError(
             f"cannot fetch the policy bundle `{self.url}`: {why}",
-            code="policy_bundle_error",
+            code=ErrorCode.BUNDLE_ERROR,
             file=self.name,
             help="check that the bundle server is up and the URL is right; the previous policy keeps serving",
         )

@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import did_you_mean
+from ..vocabulary import Mode
 from .http_util import Problem, type_name
 from .policy_store import Snapshot
 from .service import INLINE_MAX_BODY, Service
 
-MODES = ("default", "yolo", "non_interactive", "auto_edit")
+MODES = tuple(m.value for m in Mode)
 CALL_FIELDS = ("tool", "args", "context", "mode", "explain", "session_id", "read_only")
 BATCH_FIELDS = ("calls", "mode", "explain", "session_id")
 

@@ -40,6 +40,7 @@ from starlette.responses import Response
 
 from .. import adapters
 from ..adapters import AdapterResult, HookOptions
+from ..vocabulary import Mode
 from .http_util import (
     JSON_TYPE,
     Problem,
@@ -57,7 +58,7 @@ from .service import INLINE_MAX_BODY, Service
 ENVELOPE_TYPE = "application/vnd.toolpolicy.hook-result+json"
 ENV_HEADER = "x-toolpolicy-hook-env"
 FORWARDED_ENV_PREFIXES = ("AGENT_CODE_HOOK_",)  # the agent variables adapters read (agent-code)
-HOOK_MODES = ("default", "yolo", "non_interactive", "auto_edit", "auto")
+HOOK_MODES = (*(m.value for m in Mode), "auto")
 QUERY_OPTIONS = ("mode", "exit_2", "ask_allows", "tool", "cwd")
 MINIMAL_PAYLOAD = '{"tool_name": "unknown", "tool_input": {}}'
 TRUE, FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")

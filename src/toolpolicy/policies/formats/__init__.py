@@ -31,6 +31,7 @@ from typing import Any
 
 from ...errors import PolicyError, did_you_mean
 from ...source import Source, whole
+from ...vocabulary import ErrorCode
 from ._common import PARSE_ERROR, ImportResult
 
 NATIVE = "toolpolicy"
@@ -121,7 +122,7 @@ def _native(text: str, path: str | None) -> ImportResult:
 def _unknown_format(fmt: str) -> PolicyError:
     return PolicyError(
         f"unknown policy format `{fmt}`",
-        code="import_unknown_format",
+        code=ErrorCode.IMPORT_UNKNOWN_FORMAT,
         help=did_you_mean(fmt, FORMATS) or f"formats: {', '.join(FORMATS)}",
     )
 

@@ -15,11 +15,12 @@ from typing import Any
 
 from ...errors import PolicyError
 from ...source import Location, Source, Span, whole
+from ...vocabulary import ErrorCode
 
 Path = tuple[str | int, ...]
-PARSE_ERROR = "import_parse_error"
-UNSUPPORTED = "import_unsupported"
-DIFFERS = "import_semantics_differ"
+PARSE_ERROR = ErrorCode.IMPORT_PARSE_ERROR
+UNSUPPORTED = ErrorCode.IMPORT_UNSUPPORTED
+DIFFERS = ErrorCode.IMPORT_SEMANTICS_DIFFER
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,10 +26,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...vocabulary import EFFECT_RANK
 from .events import EventContract, get_contract
 from .types import Decision, HookResult, HookVerdict, hook_label
 
-SEVERITY: dict[str, int] = {"allow": 1, "ask": 2, "deny": 3}
+SEVERITY: dict[str, int] = EFFECT_RANK
 
 # verdict attribute -> the rewrite name of the event contract (events.REWRITES).
 _REWRITE_KINDS = {

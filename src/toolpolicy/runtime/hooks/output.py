@@ -16,10 +16,11 @@ import signal
 from collections.abc import Mapping
 from typing import Any
 
+from ...vocabulary import EFFECT_RANK, Effect
 from .events import get_contract
 from .types import HookSpec, HookVerdict, hook_label
 
-DECISIONS = ("allow", "ask", "deny")
+DECISIONS = tuple(e.value for e in Effect)
 MAX_REASON_CHARS = 1000  # a reason is one line of a hook's output; keep a runaway line readable
 
 # snake_case key -> Claude Code camelCase alias.
@@ -226,7 +227,7 @@ def _apply_specific(verdict: HookVerdict, specific: Mapping[str, Any]) -> None:
         if decision not in DECISIONS:
             raise OutputError(f"`permission_decision` must be allow, ask or deny, not {_show(decision)}")
         if verdict.decision is not None and verdict.decision != decision:  # two answers: the stricter
-            decision = max(verdict.decision, decision, key=("allow", "ask", "deny").index)
+            decision = max(verdict.decision, decision, key=EFFECT_RANK.__getitem__)
         verdict.decision = decision
     verdict.reason = _typed(spec, "permission_decision_reason", str) or verdict.reason
     verdict.additional_context = _typed(spec, "additional_context", str)
