@@ -11,15 +11,12 @@ from typing import Any
 
 from .compiler import compile_policy
 from .errors import PolicyError, PolicyErrors
+from .policies.formats import FORMATS, NATIVE  # noqa: F401 - re-exported (the CLI's --format choices)
 from .policies.loader import LoadedPolicy, load_native, read_source, syntax_of, validate
 from .policies.located import LocatedDoc, check_nesting, load_text
 from .runtime.compiled import CompiledPolicy
 from .source import Location, Source, Span
 from .vocabulary import ErrorCode
-
-NATIVE = "toolpolicy"
-FORMATS = (NATIVE, "claude-code", "docker-agent", "gemini", "codex", "agent-code")
-FORMATS += ("cursor", "copilot", "cline", "roo-code", "windsurf", "factory")
 
 
 def load_policy(

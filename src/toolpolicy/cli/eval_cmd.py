@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable
 from typing import Any, TextIO
 
 import click
@@ -114,7 +115,11 @@ def eval_command(
     if (call_json is None) == (calls_file is None):
         raise click.UsageError("give exactly one of --call JSON or --calls FILE.jsonl")
     policy = load_or_exit(policy_path, fmt)
-    calls = [(1, parse_call(call_json))] if call_json is not None else iter_calls(calls_file)
+    if call_json is not None:
+        calls: Iterable[tuple[int, Any]] = [(1, parse_call(call_json))]
+    else:
+        assert calls_file is not None  # INVARIANT: exactly one of the two, checked above
+        calls = iter_calls(calls_file)
     decisions = run_eval(
         policy, calls, mode=mode, hooks=not no_hooks, explain=explain, cwd=cwd, out=sys.stdout
     )

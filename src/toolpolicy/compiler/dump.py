@@ -34,7 +34,7 @@ def dump_policy(policy: CompiledPolicy) -> str:
     for event, groups in sorted(policy.hooks.items()):
         for group in groups:
             labels = ", ".join(
-                f"{h.type}:{getattr(h, 'command', None) or getattr(h, 'builtin', None) or h.model}"
+                f"{h.type}:{getattr(h, 'command', None) or getattr(h, 'builtin', None) or getattr(h, 'model', None)}"
                 for h in group.hooks
             )
             lines.append(f"  hook {event} matcher={group.matcher or '*'}: {labels}")

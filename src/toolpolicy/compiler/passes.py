@@ -98,9 +98,9 @@ def resolve_tools(work: Work) -> None:
     fold = work.settings.fold
     declared: dict[str, dict[str, Any]] = {k: dict(v) for k, v in work.profile.tools.items()}
     for lp in work.chain:
-        for name, decl in lp.document.tools.items():
+        for name, tool_decl in lp.document.tools.items():
             base = declared.get(name, {})
-            declared[name] = {**base, **decl.model_dump(exclude_unset=True)}
+            declared[name] = {**base, **tool_decl.model_dump(exclude_unset=True)}
     for name, decl in declared.items():
         key = name.casefold() if fold else name
         args = tuple(dict.fromkeys([*(decl.get("args") or ()), *([decl["arg"]] if decl.get("arg") else [])]))

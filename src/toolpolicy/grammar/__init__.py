@@ -11,7 +11,7 @@ import functools
 
 from ..ast import ExprError
 
-__all__ = ["ExprError", "clear_caches", "get_parser"]
+__all__ = ["ExprError", "clear_caches", "end_of", "get_parser", "start_of"]
 
 
 @functools.cache
@@ -33,3 +33,15 @@ def get_parser(grammar: str, start: str | None = None):  # type: ignore[no-untyp
 
 def clear_caches() -> None:
     get_parser.cache_clear()
+
+
+def start_of(item: object) -> int:
+    """The start offset of a Lark token (always set by the lexer; Lark types it optional)."""
+    pos = getattr(item, "start_pos", None)
+    return pos if isinstance(pos, int) else 0
+
+
+def end_of(item: object) -> int:
+    """The end offset of a Lark token."""
+    pos = getattr(item, "end_pos", None)
+    return pos if isinstance(pos, int) else 0

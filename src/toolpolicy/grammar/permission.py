@@ -6,11 +6,15 @@ Lark exceptions never leave this module: they become `ExprError`s located in the
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 from ..ast.permission import CallSpec, Condition, Permission, ToolPattern
 from ..source import Span
 from ..vocabulary import ErrorCode
-from . import ExprError, get_parser
+from . import ExprError, end_of, get_parser, start_of
+
+if TYPE_CHECKING:
+    from lark import Tree
 
 MAX_EXPRESSION_CHARS = 10_000
 
@@ -39,17 +43,18 @@ def parse_permission(text: str) -> Permission:
     return _build(tree, text)
 
 
-def _parse_tree(text: str):  # type: ignore[no-untyped-def]
+def _parse_tree(text: str) -> Tree:
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
     try:
         return get_parser("permission.lark").parse(text)
     except UnexpectedCharacters as exc:
-        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        at: int = exc.pos_in_stream or 0
+        ch = text[at] if at < len(text) else ""
         raise ExprError(
-            _unexpected_char_message(ch, text, exc.pos_in_stream),
-            exc.pos_in_stream,
-            exc.pos_in_stream + 1,
+            _unexpected_char_message(ch, text, at),
+            at,
+            at + 1,
             help=_char_help(ch),
         ) from None
     except UnexpectedToken as exc:
@@ -98,10 +103,10 @@ def _build(tree, text: str) -> Permission:  # type: ignore[no-untyped-def]
         if child.data == "tools":
             for tool in child.children:
                 tok = tool.children[0]
-                tools.append(ToolPattern(str(tok), Span(tok.start_pos, tok.end_pos)))
+                tools.append(ToolPattern(str(tok), Span(start_of(tok), end_of(tok))))
         elif child.data == "call_spec":
             tok = child.children[0]
-            call = CallSpec(str(tok)[1:-1], Span(tok.start_pos + 1, tok.end_pos - 1))
+            call = CallSpec(str(tok)[1:-1], Span(start_of(tok) + 1, end_of(tok) - 1))
         elif child.data == "condition":
             conditions.append(_condition(child))
     return Permission(tuple(tools), tuple(conditions), call, text, Span(0, len(text)))
@@ -112,7 +117,7 @@ def _condition(node) -> Condition:  # type: ignore[no-untyped-def]
     key = str(key_tok)[1:-1]
     if len(node.children) > 1:
         val = node.children[1]
-        value, vspan = str(val), Span(val.start_pos, val.end_pos)
+        value, vspan = str(val), Span(start_of(val), end_of(val))
     else:
-        value, vspan = "", Span(key_tok.end_pos, key_tok.end_pos)
-    return Condition(key, value, Span(key_tok.start_pos, vspan.end), vspan)
+        value, vspan = "", Span(end_of(key_tok), end_of(key_tok))
+    return Condition(key, value, Span(start_of(key_tok), vspan.end), vspan)

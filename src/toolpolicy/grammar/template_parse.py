@@ -33,7 +33,7 @@ from ..ast.template import (
 )
 from ..errors import did_you_mean
 from ..vocabulary import ErrorCode
-from . import get_parser
+from . import end_of, get_parser, start_of
 
 MAX_LENGTH = 100_000  # characters in one prompt template
 MAX_DEPTH = 64  # nested if blocks and parentheses
@@ -87,36 +87,42 @@ def _check_depth(tree: Tree) -> None:
 # ---- syntax errors
 
 
+def _token(child: Token | Tree) -> Token:
+    """A child the grammar guarantees to be a token."""
+    assert isinstance(child, Token)
+    return child
+
+
 def _syntax_error(exc: UnexpectedInput, text: str) -> ExprError:
     accepts = _accepts(exc)
     if isinstance(exc, UnexpectedCharacters):
-        return _bad_character(text, exc.pos_in_stream, accepts)
+        return _bad_character(text, exc.pos_in_stream or 0, accepts)
     assert isinstance(exc, UnexpectedToken)
     token = exc.token
     if token.type == "$END":
         return _bad_end(text, accepts, _value_stack(exc))
     if token.type == "TEXT":  # the root lexer's fallback inside an action: a stray character
-        return _bad_character(text, token.start_pos, accepts)
+        return _bad_character(text, start_of(token), accepts)
     if token.type in ("ELSE_OPEN", "END_OPEN"):
         return _stray_keyword(token, _value_stack(exc))
     if token.type in ("RDELIM", "RTRIM", "_PIPE", "_RPAR") and accepts & _OPERANDS:
-        return _missing_value(token.start_pos, token.end_pos)
+        return _missing_value(start_of(token), end_of(token))
     if token.type in ("RDELIM", "RTRIM") and "_RPAR" in accepts:
         opener = _last_token(_value_stack(exc), "LPAR")
         return ExprError(
             "unclosed parenthesis",
-            opener.start_pos if opener is not None else token.start_pos,
-            token.start_pos,
+            start_of(opener) if opener is not None else start_of(token),
+            start_of(token),
             help="close it with `)` before `}}`",
         )
     shown = str(token) if len(token) <= 30 else str(token)[:29] + "…"
-    return ExprError(f"unexpected `{shown}` in action", token.start_pos, token.end_pos)
+    return ExprError(f"unexpected `{shown}` in action", start_of(token), end_of(token))
 
 
 def _accepts(exc: UnexpectedInput) -> set[str]:
     parser = getattr(exc, "interactive_parser", None)
     try:
-        return set(parser.accepts()) if parser is not None else set(exc.expected or ())
+        return set(parser.accepts()) if parser is not None else set(getattr(exc, "expected", None) or ())
     except LarkError:
         return set()
 
@@ -137,11 +143,11 @@ def _stray_keyword(token: Token, stack: list[Any]) -> ExprError:
     if word == "else" and _last_token(stack, "IF_OPEN") is not None:
         return ExprError(
             "`{{ else }}` after the final `{{ else }}` of this `{{ if }}`",
-            token.start_pos,
-            token.end_pos,
+            start_of(token),
+            end_of(token),
             help="use `{{ else if ... }}` for another branch",
         )
-    return ExprError(f"`{{{{ {word} }}}}` without a matching `{{{{ if }}}}`", token.start_pos, token.end_pos)
+    return ExprError(f"`{{{{ {word} }}}}` without a matching `{{{{ if }}}}`", start_of(token), end_of(token))
 
 
 def _missing_value(start: int, end: int) -> ExprError:
@@ -179,11 +185,11 @@ def _bad_end(text: str, accepts: set[str], stack: list[Any]) -> ExprError:
     end = len(text)
     if "END_OPEN" in accepts and not accepts & {"RDELIM", "RTRIM"}:
         opener = _last_token(stack, "IF_OPEN")
-        start = opener.start_pos if opener is not None else end
+        start = start_of(opener) if opener is not None else end
         return ExprError(
             "missing `{{ end }}` for this `{{ if }}`",
             start,
-            opener.end_pos if opener is not None else end,
+            end_of(opener) if opener is not None else end,
             help="close the block with `{{ end }}`",
         )
     start = text.rfind("{{")
@@ -238,7 +244,7 @@ def _trimmed_texts(tree: Tree) -> dict[int, str]:
             value = value.rstrip(_TRIM)
         if i > 0 and _trims_right(tokens[i - 1]):
             value = value.lstrip(_TRIM)
-        out[tok.start_pos] = value
+        out[start_of(tok)] = value
     return out
 
 
@@ -265,7 +271,7 @@ class _Builder:
 
     def _part(self, tree: Tree) -> Node | None:
         if tree.data == "text":
-            value = self.texts[tree.children[0].start_pos]
+            value = self.texts[start_of(tree.children[0])]
             return Text(value) if value else None
         if tree.data == "comment":
             return None
@@ -298,12 +304,12 @@ class _Builder:
         head, *rest = tree.children
         if head.data == "ident":
             if str(head.children[0]) not in FUNCTIONS:  # before the arguments: the name is the news
-                raise _unknown_function(head.children[0])
+                raise _unknown_function(_token(head.children[0]))
             args = [self._operand(c) for c in rest]
             if piped is not None:
                 args.append(piped)
             end = tree.meta.end_pos if piped is None else max(tree.meta.end_pos, piped.end)
-            return self._call(head.children[0], args, end)
+            return self._call(_token(head.children[0]), args, end)
         if piped is not None:
             raise ExprError(
                 f"pipeline stage {stage} is not a function call",
@@ -325,12 +331,12 @@ class _Builder:
         if kind == "paren":
             return self._pipeline(tree.children[1])
         if kind == "ident":
-            tok = tree.children[0]
-            return self._call(tok, [], tok.end_pos)
-        token: Token = tree.children[0]
+            tok = _token(tree.children[0])
+            return self._call(tok, [], end_of(tok))
+        token = _token(tree.children[0])
         if kind in ("field", "dot"):
             return self._field(token)
-        return Literal(self._literal(kind, token), token.start_pos, token.end_pos)
+        return Literal(self._literal(kind, token), start_of(token), end_of(token))
 
     def _src(self, tree: Tree) -> str:
         return self.text[tree.meta.start_pos : tree.meta.end_pos]
@@ -342,7 +348,7 @@ class _Builder:
         func = FUNCTIONS.get(name)
         if func is None:
             raise _unknown_function(name_tok)
-        call = Call(name, tuple(args), name_tok.start_pos, end)
+        call = Call(name, tuple(args), start_of(name_tok), end)
         _check_arity(call)
         _check_params(call, self.text)
         return call
@@ -352,7 +358,7 @@ class _Builder:
     def _field(self, token: Token) -> Field:
         if token.type == "DOT":
             self.fields.add(".")
-            return Field(None, (), token.start_pos, token.end_pos)
+            return Field(None, (), start_of(token), end_of(token))
         root, *path = str(token)[1:].split(".")
         if root not in GO_FIELDS:
             raise _unknown_field(root, token)
@@ -360,12 +366,12 @@ class _Builder:
         if path and kind in ("string", "int", "bool"):
             raise ExprError(
                 f"can't evaluate field `{path[0]}` in type {kind}",
-                token.start_pos + 1 + len(root),
-                token.end_pos,
+                start_of(token) + 1 + len(root),
+                end_of(token),
                 help=f"`.{root}` is a {kind}; only maps and structs have fields",
             )
         self.fields.add(root)
-        return Field(root, tuple(path), token.start_pos, token.end_pos)
+        return Field(root, tuple(path), start_of(token), end_of(token))
 
     # -- literals
 
@@ -388,14 +394,14 @@ def _unknown_function(tok: Token) -> ExprError:
     if name in ("else", "end"):
         return ExprError(
             f"`{{{{ {name} }}}}` without a matching `{{{{ if }}}}`",
-            tok.start_pos,
-            tok.end_pos,
+            start_of(tok),
+            end_of(tok),
         )
     if name in _GO_ACTIONS:
         return ExprError(
             f"the `{name}` action is not supported",
-            tok.start_pos,
-            tok.end_pos,
+            start_of(tok),
+            end_of(tok),
             code=ErrorCode.UNSUPPORTED,
             help=_SUBSET_HELP,
         )
@@ -405,11 +411,11 @@ def _unknown_function(tok: Token) -> ExprError:
     else:
         hint = did_you_mean(name, FUNCTIONS)
     hint = hint or ("the functions are " + ", ".join(f"`{f}`" for f in FUNCTIONS))
-    return ExprError(f"function `{name}` not defined", tok.start_pos, tok.end_pos, help=hint)
+    return ExprError(f"function `{name}` not defined", start_of(tok), end_of(tok), help=hint)
 
 
 def _unknown_field(root: str, token: Token) -> ExprError:
-    start, end = token.start_pos, token.start_pos + 1 + len(root)
+    start, end = start_of(token), start_of(token) + 1 + len(root)
     by_json = {key: go for go, (key, _k) in GO_FIELDS.items()}
     folded = {go.lower(): go for go in GO_FIELDS}
     if root in by_json:
@@ -417,7 +423,7 @@ def _unknown_field(root: str, token: Token) -> ExprError:
     elif root.lower().replace("_", "") in folded:
         hint = f"did you mean `.{folded[root.lower().replace('_', '')]}`?"
     else:
-        hint = did_you_mean(root, GO_FIELDS)
+        hint = did_you_mean(root, GO_FIELDS) or ""
         hint = (
             hint.replace("`", "`.", 1)
             if hint
@@ -506,9 +512,9 @@ def _go_string(token: Token) -> str:
         out.append(body[pos:i])
         match = _ESCAPE_RE.match(body, i)
         if match is None:
-            at = token.start_pos + 1 + i
+            at = start_of(token) + 1 + i
             raise ExprError("unknown escape sequence in string", at, at + 2)
-        out.append(_escape_value(match, token.start_pos + 1 + i))
+        out.append(_escape_value(match, start_of(token) + 1 + i))
         pos = match.end()
 
 

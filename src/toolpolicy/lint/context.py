@@ -167,7 +167,7 @@ def _rule_sources(lp: LoadedPolicy, prefix: str) -> Iterator[tuple[str, RuleSour
     doc = lp.document
     for decision in ("deny", "ask", "allow"):
         for i, _expr in enumerate(getattr(doc.permissions, decision)):
-            path = ("permissions", decision, i)
+            path: DocPath = ("permissions", decision, i)
             yield f"{prefix}permissions.{decision}[{i}]", RuleSource(lp, path, (path,))
     for i, rule in enumerate(doc.rules):
         path = ("rules", i)

@@ -15,6 +15,7 @@ and a finding is made only if the rule matched it and the rules allow it. Three 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ..analysis.glob_lang import Glob, Undecided, intersection_witness
@@ -118,7 +119,7 @@ def _first_allowed(
     return None
 
 
-def _engine_allows(ctx: LintContext, rule: CompiledRule, tool: str, args: dict[str, Any]) -> bool:
+def _engine_allows(ctx: LintContext, rule: CompiledRule, tool: str, args: Mapping[Any, Any]) -> bool:
     verdict = ctx.engine().rules_only(tool, args)
     return verdict.decision == "allow" and any(r.index == rule.index for r in verdict.matched)
 

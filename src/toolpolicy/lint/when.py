@@ -50,6 +50,7 @@ def _check_guards(ctx: LintContext, rules: list[CompiledRule], path: tuple) -> N
     assert src is not None  # INVARIANT: checked by the caller
     present = _present_keys(ctx, rules)
     outcome = "the rule does not match" if rules[0].decision == "allow" else "the rule asks"
+    assert rules[0].when is not None  # INVARIANT: only rules with a `when` are checked
     for text, span in field_accesses_without_has(rules[0].when, roots=("args", "context")):
         if text.startswith("context"):
             message = f"`{text}` fails when the caller passes no such context field: {outcome}"
@@ -96,7 +97,7 @@ def _present_keys(ctx: LintContext, rules: list[CompiledRule]) -> set[str]:
             else {None}
         )
         if len(primaries) == 1 and None not in primaries:
-            keys |= primaries
+            keys |= {p for p in primaries if p is not None}
         for cond in rule.conds:
             if cond.key is not None:
                 keys.add(cond.key)
@@ -107,6 +108,7 @@ def _present_keys(ctx: LintContext, rules: list[CompiledRule]) -> set[str]:
 
 
 def _check_constant(ctx: LintContext, rule: CompiledRule, loc: Location) -> None:
+    assert rule.when is not None  # INVARIANT: only rules with a `when` are checked
     value = constant_value(rule.when, ctx.policy.fold)
     if value is None:
         return

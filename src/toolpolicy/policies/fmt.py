@@ -163,7 +163,7 @@ _HOOK_KEYS = (
     "working_dir",
     "options",
 )
-_HOOK_DEFAULTS = {
+_HOOK_DEFAULTS: dict[str, Any] = {
     "name": None,
     "builtin": None,
     "schema": None,

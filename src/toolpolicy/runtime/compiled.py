@@ -48,7 +48,7 @@ class Cond(NamedTuple):
 class CompiledRule(NamedTuple):
     """A rule ready to evaluate; `index` is its position in file order (reports use the first)."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index, on purpose (rule.index reads well)
     id: str
     decision: Effect
     priority: int
@@ -103,6 +103,23 @@ class CompiledPolicy:
         "warnings",
         "write_tool",
     )
+    name: str | None
+    digest: str
+    default: Effect
+    mode: Mode
+    fold: bool
+    profile: str
+    tools: dict[str, ToolSpec]
+    tool_aliases: dict[str, str]
+    rules: tuple[CompiledRule, ...]
+    hooks: dict[str, tuple[HookGroup, ...]]
+    write_tool: str | None
+    base_dir: str
+    tests: tuple[PolicyTestCase, ...]
+    warnings: tuple[str, ...]
+    sources: tuple[str, ...]
+    _lazy: dict[str, Any]
+    _lock: threading.Lock
 
     def __init__(
         self,

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-SOURCES = ("guard_hook", "rule", "pre_tool_use_hook", "read_only_hint", "default", "mode")
+from ..vocabulary import DecisionSource
+
+SOURCES = tuple(s.value for s in DecisionSource)
 
 
 class Decision:
@@ -28,6 +30,15 @@ class Decision:
         "trace",
         "updated_input",
     )
+    decision: str  # an `Effect` (a str); hooks may give the plain string
+    reason: str
+    source: str  # a `DecisionSource`
+    rule: str | None
+    location: str | None
+    updated_input: dict[str, Any] | None
+    diagnostics: tuple[str, ...]
+    hooks: tuple[dict[str, Any], ...]
+    trace: tuple[str, ...]
 
     def __init__(
         self,

@@ -649,7 +649,8 @@ def _check_writes(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> R
     for i, unit in enumerate(view.units):
         if results[i][0] not in ("allow", None) or not unit.writes:
             continue
-        if results[i][1] is not None and results[i][1].allow_redirection:
+        deciding = results[i][1]
+        if deciding is not None and deciding.allow_redirection:
             continue
         if len(unit.writes) > MAX_WRITE_CHECKS:  # too many targets to check: never allowed
             verdict.diagnostics.append(f"more than {MAX_WRITE_CHECKS} redirection targets")

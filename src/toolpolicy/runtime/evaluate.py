@@ -17,6 +17,7 @@ from .plan import Entry, ToolPlan
 from .rules import (
     PreparedCall,
     RuleVerdict,
+    UnitResult,
     WhenEval,
     allowable,
     combine,
@@ -45,7 +46,7 @@ def indexed_rules(
     unit_hits, whole = _primary_hits(plan, call)
     view = call.primary
     cache: dict[int, tuple[bool | None, str | None]] = {}
-    results = []
+    results: list[UnitResult] = []
     for u in range(n):
         allow_ok = allowable(call, u)
         exec_capable = view is not None and view.units[u].exec_capable
@@ -70,7 +71,7 @@ def indexed_rules(
 
 def _static(plan: ToolPlan, call: PreparedCall, verdict: RuleVerdict, n: int) -> RuleVerdict:
     """A plan with no conditions and no `when`: each unit gets the precomputed best rule."""
-    results = []
+    results: list[UnitResult] = []
     for u in range(n):
         best = plan.static_pick[allowable(call, u)]
         results.append((None, None) if best is None else (plan.rules[best].decision, plan.rules[best]))
@@ -146,14 +147,14 @@ def _unit_texts(view: ArgView, *, oversize: bool) -> list[bytes | None]:
             for u in view.units
         ]
         view.memo[key] = memo
-    return memo  # type: ignore[no-any-return]
+    return memo  # type: ignore[return-value]
 
 
 def _whole_text(view: ArgView) -> bytes | None:
     memo = view.memo.get("whole")
     if memo is None:
         memo = view.memo["whole"] = joined((), view.whole)
-    return memo  # type: ignore[no-any-return]
+    return memo  # type: ignore[return-value]
 
 
 def _common_hits(plan: ToolPlan, call: PreparedCall) -> dict[int, int]:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .evaluate import _unit_texts
-from .kinds import path, shell
+from .kinds import ArgView, path, shell
 from .pattern_set import joined
 from .plan import ToolPlan, plan_for
 from .views import _url_view, plain_view
@@ -74,6 +74,7 @@ def decide_fast(
             if not value.isascii():
                 return None  # surrogates, NFC variants: the general way
             kind = spec.kind
+            view: ArgView | None
             if kind == "shell":
                 view = shell.view(value)
             elif kind == "path":

@@ -192,7 +192,7 @@ def build_plan(policy: CompiledPolicy, index: Index, tool: str, mode: str) -> To
             if cond.key is None:
                 key = spec.arg if spec.arg is not None else ANY_KEY
             else:
-                key = spec.arg if cond.key in pkeys else cond.key
+                key = spec.arg if cond.key in pkeys and spec.arg is not None else cond.key
             if key == ANY_KEY and allow:
                 continue  # an allow on "any argument" never matches (it stays incomplete)
             side = ALLOW if allow else DENY

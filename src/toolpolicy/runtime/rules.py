@@ -403,7 +403,10 @@ def pick(matches: list[tuple[CompiledRule, str]]) -> tuple[str | None, CompiledR
     return next(d for r, d in matches if r is chosen and DECISION_WEIGHT[d] == best), chosen
 
 
-def combine(unit_results: list[tuple[str | None, CompiledRule | None]], verdict: RuleVerdict) -> RuleVerdict:
+UnitResult = tuple[str | None, CompiledRule | None]  # a unit's decision and the deciding rule
+
+
+def combine(unit_results: list[UnitResult], verdict: RuleVerdict) -> RuleVerdict:
     """Combine per-unit decisions: any deny, else any ask, else allow only if every unit allows."""
     verdict.units = list(unit_results)
     if len(unit_results) == 1:

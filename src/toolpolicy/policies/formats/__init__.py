@@ -35,7 +35,7 @@ from ...vocabulary import ErrorCode
 from ._common import PARSE_ERROR, ImportResult
 
 NATIVE = "toolpolicy"
-FORMATS = (NATIVE, "claude-code", "docker-agent", "gemini", "codex", "agent-code")
+FORMATS: tuple[str, ...] = (NATIVE, "claude-code", "docker-agent", "gemini", "codex", "agent-code")
 # The allow/deny-list importers: format -> (module, function, default file name).
 LIST_IMPORTERS = {
     "cursor": ("cursor", "import_cursor", "cli-config.json"),

@@ -163,7 +163,7 @@ class DocBuilder:
     # ---- diagnostics
 
     def warn(
-        self, message: str, location: Location, *, code: str = UNSUPPORTED, help: str | None = None
+        self, message: str, location: Location | None, *, code: str = UNSUPPORTED, help: str | None = None
     ) -> None:
         self.warnings.append(
             PolicyError(message, code=code, location=location, help=help, severity="warning")

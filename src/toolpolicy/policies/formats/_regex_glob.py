@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from ._common import glob_escape
 
@@ -66,7 +67,7 @@ def regex_to_globs(pattern: str) -> Translation | None:
 class _Walker:
     """Walks `re._parser` items, keeping a set of glob alternatives."""
 
-    def __init__(self, constants: object) -> None:
+    def __init__(self, constants: Any) -> None:
         self.c = constants
         self.exact = True
 
@@ -77,7 +78,7 @@ class _Walker:
                 raise Untranslatable("too many alternatives")
         return alts
 
-    def item(self, op: object, av: object, alts: list[_Alt], *, at_end: bool) -> list[_Alt]:
+    def item(self, op: object, av: Any, alts: list[_Alt], *, at_end: bool) -> list[_Alt]:
         c = self.c
         if op is c.LITERAL:
             return self.literal(chr(av), alts)  # type: ignore[arg-type]
@@ -108,7 +109,7 @@ class _Walker:
             raise Untranslatable("JSON escapes")
         return _append(alts, glob_escape(ch), ch)
 
-    def one_char(self, op: object, av: object) -> str:
+    def one_char(self, op: object, av: Any) -> str:
         """A glob class for one character of the command (approximate around JSON escapes)."""
         c = self.c
         if op is c.NOT_LITERAL:
@@ -123,7 +124,7 @@ class _Walker:
             self.exact = False
         return f"[{'^' if negate else ''}{body}]"
 
-    def class_item(self, op: object, av: object) -> str:
+    def class_item(self, op: object, av: Any) -> str:
         c = self.c
         if op is c.LITERAL:
             return _class_char(chr(av))  # type: ignore[arg-type]

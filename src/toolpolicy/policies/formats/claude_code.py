@@ -332,7 +332,7 @@ def _with_spec(tool: str, spec: str, decision: str) -> tuple[str | None, tuple[s
 def _param_rule(tool: str, spec: str) -> str | None:
     """The parameter name if `spec` is a `param:value` rule for this tool, else None."""
     m = _PARAM_RE.fullmatch(spec)
-    if not m or (tool == "Bash" and spec.endswith(":*") and m.group(1) not in _known_args(tool)):
+    if not m or (tool == "Bash" and spec.endswith(":*") and m.group(1) not in (_known_args(tool) or ())):
         return None
     if tool == "WebFetch" and m.group(1) == "domain":
         return None

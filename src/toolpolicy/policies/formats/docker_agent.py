@@ -208,7 +208,7 @@ def native_glob(glob: str) -> str | None:
     return "".join(out)
 
 
-def _native_class(glob: str, start: int) -> tuple[str | None, int]:
+def _native_class(glob: str, start: int) -> tuple[str, int]:
     """One `[...]` class: (text, next index); `\\[` if unterminated; `""` if it cannot compile."""
     i, n = start + 1, len(glob)
     if i < n and glob[i] == "^":
@@ -380,7 +380,7 @@ def _fields(kind: str, hook: dict, warn: Callable[[str], None]) -> dict[str, Any
         if not hook.get("model") or not hook.get("prompt"):
             warn("model hook needs `model` and `prompt`; docker-agent rejects it")
             return None
-        out = {"type": "model", "model": str(hook["model"]), "prompt": str(hook["prompt"])}
+        out: dict[str, Any] = {"type": "model", "model": str(hook["model"]), "prompt": str(hook["prompt"])}
         if hook.get("schema"):
             out["schema"] = str(hook["schema"])
         return out

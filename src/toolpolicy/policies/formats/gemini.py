@@ -437,9 +437,10 @@ def _regex_groups(
     rule: _Rule, tools: list[str], pattern: str, warn: _Warner
 ) -> list[tuple[list[str], list[str]]]:
     """A regex over `"command":"...` on the shell tool: globs per simple command when possible."""
-    pattern = _clean_regex(pattern, warn)
-    if pattern is None:
+    cleaned = _clean_regex(pattern, warn)
+    if cleaned is None:
         return []
+    pattern = cleaned
     if pattern.startswith(COMMAND_KEY + "^"):
         warn(
             "in Gemini `^` anchors at the start of the arguments' JSON text, so this regex never matches; "

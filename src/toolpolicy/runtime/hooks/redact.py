@@ -262,6 +262,7 @@ def _library_token_rules() -> list[_TokenRule]:
     from detect_secrets.plugins.base import RegexBasedDetector
 
     rules = []
+    cls: Any
     for cls in get_mapping_from_secret_type_to_class().values():
         if not issubclass(cls, RegexBasedDetector) or cls.__name__ in _SKIPPED_PLUGINS:
             continue

@@ -175,7 +175,8 @@ def _elem_matches(e: Elem, ch: str, fold: bool) -> bool:
         return True
     if isinstance(e, GlobClass):
         return e.matches(ch, fold)
-    return (e.casefold() == ch) if fold else e == ch  # type: ignore[union-attr]
+    assert isinstance(e, str)
+    return (e.casefold() == ch) if fold else e == ch
 
 
 def literal_prefix(pattern: str) -> str:

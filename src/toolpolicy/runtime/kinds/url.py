@@ -44,7 +44,7 @@ from .glob import GlobError, glob_to_regex, has_wildcard
 try:  # UTS 46, what browsers use; optional (falls back to the stdlib's IDNA 2003 codec)
     import idna as _idna
 except ImportError:  # pragma: no cover - depends on the environment
-    _idna = None
+    _idna = None  # type: ignore[assignment]
 
 MAX_URL = 65536  # longer values are never allowed (their host still serves deny)
 _MAX_HOST = 1024  # longer hosts are invalid (DNS names stop at 253 characters)
@@ -197,7 +197,7 @@ def _ipv4(host: str) -> str | None:
     *head, last = nums
     if any(n > 255 for n in head) or last >= 256 ** (5 - len(parts)):  # type: ignore[operator]
         return ""
-    value = last + sum(n << (8 * (3 - i)) for i, n in enumerate(head))  # type: ignore[operator]
+    value = last + sum(n << (8 * (3 - i)) for i, n in enumerate(head))  # type: ignore[operator, misc]
     return str(ipaddress.IPv4Address(value))
 
 

@@ -108,7 +108,7 @@ def _status_text(exc: Any) -> str:
     """The server's own error message when its body has one, else the SDK's text."""
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
-        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        inner: dict[str, Any] = body["error"] if isinstance(body.get("error"), dict) else body
         if isinstance(inner.get("message"), str):
             return _short(inner["message"])
     return _short(getattr(exc, "message", "") or str(exc))
