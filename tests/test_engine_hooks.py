@@ -241,3 +241,132 @@ def test_hooks_see_the_arguments_as_sent_not_the_aliases(tmp_path: Path) -> None
     policy = {"version": 1, "profile": "docker-agent", "hooks": hooks("pre_tool_use", hook)}
     engine_for(tmp_path, policy).decide("shell", {"command": "ls"})
     assert json.loads(record.read_text())["tool_input"] == {"command": "ls"}
+
+
+# ---- edge cases found in review (each asserts the fail-closed behaviour)
+def native_engine(tmp_path: Path, policy: dict[str, Any], **kw: Any) -> Engine:
+    (tmp_path / "policy.yaml").write_text(json.dumps(policy))
+    return Engine(load_policy(tmp_path / "policy.yaml"), **kw)
+
+
+def printing(tmp_path: Path, name: str, output: dict[str, Any]) -> str:
+    """A hook script that prints `output` as its JSON answer and exits 0."""
+    (tmp_path / f"{name}.json").write_text(json.dumps(output))
+    return script(tmp_path, name, f"cat '{tmp_path / (name + '.json')}'\n")
+
+
+# -- 7. a rewritten input is re-checked, including `when` errors of deny rules ---------------------
+def test_rewrite_that_makes_a_deny_when_fail_is_not_loosened(tmp_path: Path) -> None:
+    out = json.dumps({"hook_specific_output": {"updated_input": {"x": 5}}})
+    hook = script(tmp_path, "rewrite.sh", f"cat <<'EOF'\n{out}\nEOF\n")
+    policy = {
+        "version": 1,
+        "default": "allow",
+        "rules": [{"decision": "deny", "match": "deploy", "when": 'args.x.startsWith("a")'}],
+        "hooks": {"pre_tool_use": [{"hooks": [{"type": "command", "command": hook}]}]},
+    }
+    (tmp_path / "policy.yaml").write_text(json.dumps(policy))
+    engine = Engine(load_policy(tmp_path / "policy.yaml"))
+    # The original input evaluates the deny's `when` to false; on the rewritten input it errors,
+    # so the deny counts as ask (SPEC 2.6) and the rewrite must not loosen that to the default allow.
+    d = engine.decide("deploy", {"x": "b"})
+    assert d.updated_input == {"x": 5}
+    assert d.decision == "ask"
+
+
+# -- 2. the read-only hint is judged on the ORIGINAL input after a pre_tool_use rewrite -------------
+# engine._flow calls `_hint_applies(call, ...)` with the call as it came in. A pre_tool_use rewrite
+# that turns the path into one no allow may match (`~root/...`, a control character) is re-checked
+# by the rules (which stay undecided) and then allowed by the hint computed on the harmless
+# original, whereas the rewritten input on its own would get the default (ask). A rewrite loosened.
+
+
+def _rewrite_policy(tmp_path: Path, rewritten_path: str) -> dict[str, Any]:
+    rw = printing(tmp_path, "rw.sh", {"hookSpecificOutput": {"updatedInput": {"file_path": rewritten_path}}})
+    return {
+        "version": 1,
+        "profile": "claude-code",
+        "default": "ask",
+        "hooks": {"pre_tool_use": [{"hooks": [{"type": "command", "command": rw}]}]},
+    }
+
+
+def test_rewrite_to_an_unanalysable_path_is_not_allowed_by_the_hint_of_the_original(tmp_path: Path) -> None:
+    policy = _rewrite_policy(tmp_path, "~root/.ssh/id_rsa")
+    alone = native_engine(tmp_path, policy, hooks=False).decide("Read", {"file_path": "~root/.ssh/id_rsa"})
+    assert alone.decision == "ask"  # the rewritten input on its own is not hint-allowed
+    d = native_engine(tmp_path, policy).decide("Read", {"file_path": str(tmp_path / "notes.txt")})
+    assert d.updated_input == {"file_path": "~root/.ssh/id_rsa"}
+    assert d.decision != "allow", d
+
+
+def test_rewrite_to_a_control_character_path_is_not_hint_allowed(tmp_path: Path) -> None:
+    policy = _rewrite_policy(tmp_path, "/tmp/x\u0001y")
+    d = native_engine(tmp_path, policy).decide("Read", {"file_path": str(tmp_path / "notes.txt")})
+    assert d.decision != "allow", d
+
+
+# -- 3. a non-string path is stringified and trusted: deny rules miss it, the hint allows it --------
+# `Read {"file_path": ["/etc/shadow"]}` under `deny: Read(//etc/**)` is allowed by the read-only hint:
+# the list becomes the text `["/etc/shadow"]` (a relative path under the cwd) before the path kind
+# sees it, so `path is not a string` is never diagnosed and the unit keeps its allow texts. The same
+# shape reaches the engine through a pre_tool_use rewrite (finding 2).
+
+
+def test_list_path_does_not_escape_a_path_deny_through_the_hint(tmp_path: Path) -> None:
+    policy = {
+        "version": 1,
+        "profile": "claude-code",
+        "default": "ask",
+        "permissions": {"deny": ["Read(//etc/**)"]},
+    }
+    engine = native_engine(tmp_path, policy, hooks=False)
+    assert engine.decide("Read", {"file_path": "/etc/shadow"}).decision == "deny"
+    d = engine.decide("Read", {"file_path": ["/etc/shadow"]})
+    assert d.decision != "allow", d
+
+
+def test_object_path_is_not_hint_allowed(tmp_path: Path) -> None:
+    policy = {"version": 1, "profile": "claude-code", "default": "ask"}
+    d = native_engine(tmp_path, policy, hooks=False).decide("Read", {"file_path": {"p": "/etc/shadow"}})
+    assert d.decision != "allow", d
+
+
+# -- 4. one hook output that says both deny and allow is read as allow -----------------------------
+# output._apply_specific applies Claude's PermissionRequest object `decision.behavior` first, then
+# `permission_decision` overwrites it. A contradictory answer is doubt: it must not allow.
+
+
+def test_contradictory_hook_output_is_not_an_allow(tmp_path: Path) -> None:
+    both = printing(
+        tmp_path,
+        "both.sh",
+        {
+            "hookSpecificOutput": {
+                "decision": {"behavior": "deny", "message": "no"},
+                "permissionDecision": "allow",
+            }
+        },
+    )
+    policy = {
+        "version": 1,
+        "default": "ask",
+        "hooks": {"pre_tool_use": [{"hooks": [{"type": "command", "command": both}]}]},
+    }
+    d = native_engine(tmp_path, policy).decide("deploy", {"env": "prod"})
+    assert d.decision == "deny", d
+
+
+def test_contradictory_hook_output_order_does_not_matter(tmp_path: Path) -> None:
+    both = printing(
+        tmp_path,
+        "both.sh",
+        {"hookSpecificOutput": {"permissionDecision": "allow", "decision": {"behavior": "deny"}}},
+    )
+    policy = {
+        "version": 1,
+        "default": "ask",
+        "hooks": {"pre_tool_use": [{"hooks": [{"type": "command", "command": both}]}]},
+    }
+    d = native_engine(tmp_path, policy).decide("deploy", {"env": "prod"})
+    assert d.decision == "deny", d

@@ -726,3 +726,53 @@ def test_cache_never_stores_errors(policies, tmp_path) -> None:
     with pytest.raises(PolicyError):
         policy_cache.load_policy_cached(str(policies["garbage"]), env=env)
     assert list((tmp_path / "c").glob("*.pickle")) == []
+
+
+# ---- edge cases found in review (each asserts the fail-closed behaviour)
+def _hook_script(tmp_path: Path, name: str, body: str) -> str:
+    path = tmp_path / name
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return str(path)
+
+
+def _printing(tmp_path: Path, name: str, output: dict[str, Any]) -> str:
+    """A hook script that prints `output` as its JSON answer and exits 0."""
+    (tmp_path / f"{name}.json").write_text(json.dumps(output))
+    return _hook_script(tmp_path, name, f"cat '{tmp_path / (name + '.json')}'\n")
+
+
+# -- 5. `policy hook docker-agent`: a hook's rewrite of the canonical alias is dropped, its allow kept --
+# The agent sends `shell {"command": ...}`; a pre_tool_use hook rewrites docker-agent's canonical
+# `cmd` and allows. adapters/_common._without_alias_spellings drops `cmd` (the agent did not send it)
+# from updated_input, so the agent is told "allow" with the ORIGINAL command: the hook's condition for
+# allowing (its rewrite) is silently lost.
+
+
+def test_docker_agent_adapter_keeps_a_hook_rewrite_made_under_the_alias_spelling(tmp_path: Path) -> None:
+    from toolpolicy.adapters import HookOptions, handle
+    from toolpolicy.cli.hook_cmd import engine_factory
+
+    rw = _printing(
+        tmp_path,
+        "rw.sh",
+        {"hook_specific_output": {"permission_decision": "allow", "updated_input": {"cmd": "echo safe"}}},
+    )
+    policy = {
+        "version": 1,
+        "profile": "docker-agent",
+        "default": "ask",
+        "hooks": {"pre_tool_use": [{"hooks": [{"type": "command", "command": rw}]}]},
+    }
+    (tmp_path / "policy.yaml").write_text(json.dumps(policy))
+    factory = engine_factory(str(tmp_path / "policy.yaml"), None, hooks=True, log=None, cache=False)
+    stdin = {
+        "hook_event_name": "pre_tool_use",
+        "tool_name": "shell",
+        "tool_input": {"command": "rm -rf /"},
+        "cwd": str(tmp_path),
+    }
+    result = handle("docker-agent", json.dumps(stdin), factory, options=HookOptions(cwd=str(tmp_path)))
+    out = json.loads(result.stdout)["hook_specific_output"]
+    if out["permission_decision"] == "allow":
+        assert out.get("updated_input", {}).get("command") != "rm -rf /", out

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -264,3 +266,52 @@ def test_import_files_merges_layers_and_keeps_locations(tmp_path: Path) -> None:
     assert result.document["permissions"] == {"deny": ["Bash(git push *)"], "allow": ["Bash(git *)"]}
     assert result.document["mode"] == "non_interactive"
     assert result.origins["permissions.deny[0]"].startswith(str(managed))
+
+
+# ---- edge cases found in review (each asserts the fail-closed behaviour)
+def _hook_script(tmp_path: Path, name: str, body: str) -> str:
+    path = tmp_path / name
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return str(path)
+
+
+def _printing(tmp_path: Path, name: str, output: dict[str, Any]) -> str:
+    """A hook script that prints `output` as its JSON answer and exits 0."""
+    (tmp_path / f"{name}.json").write_text(json.dumps(output))
+    return _hook_script(tmp_path, name, f"cat '{tmp_path / (name + '.json')}'\n")
+
+
+# -- 1. Claude Code importer: PreToolUse hooks no longer see calls an allow rule decides ------------
+# Claude Code runs PreToolUse hooks BEFORE its permission rules; a hook's deny or exit 2 blocks even a
+# call an allow rule matches (research/claude-code.md §1 "full pipeline", §2.9). The importer maps
+# them to native `pre_tool_use`, which SPEC 4.2 runs only for calls the rules left undecided, so the
+# imported policy allows what Claude Code blocks.
+
+
+def test_claude_pre_tool_use_hook_still_vetoes_a_call_an_allow_rule_matches(tmp_path: Path) -> None:
+    veto = _hook_script(tmp_path, "veto.sh", 'echo "no rm" >&2\nexit 2\n')
+    settings = {
+        "permissions": {"allow": ["Bash"]},
+        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": veto}]}]},
+    }
+    (tmp_path / "settings.json").write_text(json.dumps(settings))
+    engine = Engine(load_policy(tmp_path / "settings.json", format="claude-code"))
+    d = engine.decide("Bash", {"command": "rm -rf /"}, context={"cwd": str(tmp_path)})
+    assert d.decision == "deny", d
+
+
+def test_claude_pre_tool_use_json_deny_beats_allow_rule(tmp_path: Path) -> None:
+    deny = _printing(
+        tmp_path,
+        "deny.sh",
+        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}},
+    )
+    settings = {
+        "permissions": {"allow": ["Read"]},
+        "hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [{"type": "command", "command": deny}]}]},
+    }
+    (tmp_path / "settings.json").write_text(json.dumps(settings))
+    engine = Engine(load_policy(tmp_path / "settings.json", format="claude-code"))
+    d = engine.decide("Read", {"file_path": str(tmp_path / "x")}, context={"cwd": str(tmp_path)})
+    assert d.decision == "deny", d
