@@ -1,4 +1,4 @@
-"""Parse `when` conditions (SPEC 2.6): text -> `when_ast` nodes, or an `ExprError` with a span.
+"""Parse `when` conditions (SPEC 2.6): text -> `toolpolicy.ast.when` nodes, or an `ExprError` with a span.
 
 This is the only module that runs the `when.lark` grammar. It bounds the input (length and
 nesting depth, so that no later recursive pass can overflow the stack), turns Lark's tree into

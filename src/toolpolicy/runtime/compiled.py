@@ -7,7 +7,7 @@ here: regex strings and the `when` AST (rebuilding the closures needs neither La
 
 from __future__ import annotations
 
-import threading
+from _thread import LockType, allocate_lock  # threading itself costs the hook's cold start
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..vocabulary import EFFECT_RANK, Effect, Mode
@@ -43,6 +43,7 @@ class Cond(NamedTuple):
     exact: bool
     source: str
     kind: str | None = None  # only for tools of this kind (a specifier on a glob tool part)
+    set_regex: str | None = None  # `pattern_set.nul_safe(regex)`, done at compile time (cold start)
 
 
 class CompiledRule(NamedTuple):
@@ -119,7 +120,7 @@ class CompiledPolicy:
     warnings: tuple[str, ...]
     sources: tuple[str, ...]
     _lazy: dict[str, Any]
-    _lock: threading.Lock
+    _lock: LockType
 
     def __init__(
         self,
@@ -156,7 +157,7 @@ class CompiledPolicy:
         init(self, "warnings", warnings)
         init(self, "sources", sources)
         init(self, "_lazy", {})
-        init(self, "_lock", threading.Lock())
+        init(self, "_lock", allocate_lock())
 
     def __repr__(self) -> str:
         return f"CompiledPolicy(name={self.name!r}, digest={self.digest[:12]!r}, rules={len(self.rules)})"
@@ -192,7 +193,7 @@ class CompiledPolicy:
         for k, v in state.items():
             object.__setattr__(self, k, v)
         object.__setattr__(self, "_lazy", {})
-        object.__setattr__(self, "_lock", threading.Lock())
+        object.__setattr__(self, "_lock", allocate_lock())
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"CompiledPolicy is immutable: cannot set `{name}`")
