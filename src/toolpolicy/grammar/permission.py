@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 from ..ast.permission import CallSpec, Condition, Permission, ToolPattern
 from ..source import Span
 from ..vocabulary import ErrorCode
-from . import ExprError, end_of, get_parser, start_of
+from . import ExprError, end_of, parse, start_of
 
 if TYPE_CHECKING:
     from lark import Tree
+    from lark.exceptions import UnexpectedInput
 
 MAX_EXPRESSION_CHARS = 10_000
 
@@ -86,37 +87,33 @@ def _parse_regular(text: str) -> Permission | None:
 
 
 def _parse_tree(text: str) -> Tree:
-    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+    return parse("permission.lark", text, what="permission expression", syntax_error=_syntax_error)
 
-    try:
-        return get_parser("permission.lark").parse(text)
-    except UnexpectedCharacters as exc:
+
+def _syntax_error(exc: UnexpectedInput, text: str) -> ExprError:
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
+    if isinstance(exc, UnexpectedCharacters):
         at: int = exc.pos_in_stream or 0
         ch = text[at] if at < len(text) else ""
-        raise ExprError(
-            _unexpected_char_message(ch, text, at),
-            at,
-            at + 1,
-            help=_char_help(ch),
-        ) from None
-    except UnexpectedToken as exc:
+        return ExprError(_unexpected_char_message(ch, text, at), at, at + 1, help=_char_help(ch))
+    if isinstance(exc, UnexpectedToken):
         pos = exc.token.start_pos if exc.token.start_pos is not None else len(text)
         token = str(exc.token)
         if exc.token.type == "$END" or not token:
-            raise ExprError(
+            return ExprError(
                 "expected a tool name after `|`" if text.endswith("|") else "unexpected end of expression",
                 len(text),
                 len(text) + 1,
-            ) from None
+            )
         ch = token[0]
         message = _unexpected_char_message(ch, text, pos) if ch in "() \t|" else f"unexpected `{token}`"
         if ch == "|":
             message = "expected a tool name before `|`"
-        raise ExprError(message, pos, pos + 1, help=_char_help(ch)) from None
-    except UnexpectedEOF:
-        raise ExprError("unexpected end of expression", len(text), len(text) + 1) from None
-    except UnexpectedInput as exc:  # pragma: no cover - the three above are exhaustive for LALR
-        raise ExprError(f"invalid permission expression: {exc}", 0, len(text)) from None
+        return ExprError(message, pos, pos + 1, help=_char_help(ch))
+    if isinstance(exc, UnexpectedEOF):
+        return ExprError("unexpected end of expression", len(text), len(text) + 1)
+    return ExprError(f"invalid permission expression: {exc}", 0, len(text))  # pragma: no cover
 
 
 def _unexpected_char_message(ch: str, text: str, pos: int) -> str:

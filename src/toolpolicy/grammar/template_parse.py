@@ -33,7 +33,7 @@ from ..ast.template import (
 )
 from ..errors import did_you_mean
 from ..vocabulary import ErrorCode
-from . import end_of, get_parser, start_of
+from . import end_of, parse, start_of
 
 MAX_LENGTH = 100_000  # characters in one prompt template
 MAX_DEPTH = 64  # nested if blocks and parentheses
@@ -47,41 +47,16 @@ _OPERANDS = {"FIELD", "DOT", "STRING", "RAW_STRING", "NUMBER", "TRUE", "FALSE", 
 
 def parse_template(text: str) -> Template:
     """Parse a prompt template; raises `ExprError` (never a Lark exception)."""
-    if len(text) > MAX_LENGTH:
-        raise ExprError(
-            f"prompt template is longer than {MAX_LENGTH} characters",
-            MAX_LENGTH,
-            len(text),
-            code=LIMIT_CODE,
-        )
-    tree = _parse_tree(text)
-    _check_depth(tree)
+    tree = parse(
+        "template.lark",
+        text,
+        what="prompt template",
+        max_len=MAX_LENGTH,
+        max_depth=MAX_DEPTH,
+        level=lambda node: node.data in ("paren", "if_block"),
+        syntax_error=_syntax_error,
+    )
     return _Builder(text, tree).build()
-
-
-def _parse_tree(text: str) -> Tree:
-    try:
-        return get_parser("template.lark").parse(text)
-    except UnexpectedInput as exc:
-        raise _syntax_error(exc, text) from None
-    except LarkError as exc:
-        raise ExprError(f"invalid template: {exc}", 0, len(text)) from None
-
-
-def _check_depth(tree: Tree) -> None:
-    stack: list[tuple[Tree, int]] = [(tree, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if node.data in ("paren", "if_block"):
-            depth += 1
-        if depth > MAX_DEPTH:
-            raise ExprError(
-                f"template is nested more than {MAX_DEPTH} levels deep",
-                node.meta.start_pos,
-                node.meta.end_pos,
-                code=LIMIT_CODE,
-            )
-        stack.extend((c, depth) for c in node.children if isinstance(c, Tree))
 
 
 # ---- syntax errors

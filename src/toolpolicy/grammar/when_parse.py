@@ -30,7 +30,7 @@ from ..ast.when import (
 )
 from ..source import Span
 from ..vocabulary import ErrorCode
-from . import ExprError, get_parser
+from . import ExprError, parse
 
 MAX_LENGTH = 10_000  # characters in one condition
 MAX_DEPTH = 64  # nested operators, calls, brackets and parentheses
@@ -39,49 +39,20 @@ LIMIT_CODE = ErrorCode.LIMIT_EXCEEDED
 
 def parse_when(text: str) -> Node:
     """Parse one `when` condition; raises `ExprError` (never a Lark exception)."""
-    if len(text) > MAX_LENGTH:
-        raise ExprError(
-            f"condition is longer than {MAX_LENGTH} characters",
-            MAX_LENGTH,
-            len(text),
-            code=LIMIT_CODE,
-            help="split it into several rules",
-        )
-    if not text.strip():
+    if len(text) <= MAX_LENGTH and not text.strip():
         raise ExprError("empty condition", 0, len(text), help="write a condition such as `true`")
-    tree = _parse_tree(text)
-    _check_depth(tree)
+    tree = parse(
+        "when.lark",
+        text,
+        what="condition",
+        max_len=MAX_LENGTH,
+        max_depth=MAX_DEPTH,
+        level=lambda node: node.data not in ("args", "literal"),  # wrappers, not levels a user writes
+        syntax_error=_syntax_error,
+        help="split it into several rules",
+        depth_help="split it into several rules or flatten the expression",
+    )
     return _Builder(text).build(tree)
-
-
-def _parse_tree(text: str) -> Tree:
-    try:
-        return get_parser("when.lark").parse(text)
-    except UnexpectedInput as exc:
-        raise _syntax_error(exc, text) from None
-    except LarkError as exc:  # anything else Lark may raise: still a located error
-        raise ExprError(f"invalid condition: {exc}", 0, len(text)) from None
-
-
-# ---- Limits
-
-
-def _check_depth(tree: Tree) -> None:
-    """Reject trees nested deeper than MAX_DEPTH, iteratively (the tree may be very deep)."""
-    stack: list[tuple[Tree, int]] = [(tree, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if node.data not in ("args", "literal"):  # wrappers, not levels a user writes
-            depth += 1
-        if depth > MAX_DEPTH:
-            raise ExprError(
-                f"condition is nested more than {MAX_DEPTH} levels deep",
-                node.meta.start_pos,
-                node.meta.end_pos,
-                code=LIMIT_CODE,
-                help="split it into several rules or flatten the expression",
-            )
-        stack.extend((c, depth) for c in node.children if isinstance(c, Tree))
 
 
 # ---- Syntax errors

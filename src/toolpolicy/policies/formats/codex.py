@@ -192,22 +192,12 @@ class Interpreter:
         return self.program
 
     def _parse(self) -> Any:
-        from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-
-        from ...grammar import get_parser
+        from ...grammar import ExprError, parse
 
         try:
-            return get_parser("codex_rules.lark").parse(self.source.text)
-        except UnexpectedCharacters as exc:
-            at = exc.pos_in_stream or 0
-            raise self.error(f"unexpected character `{self.source.text[at]}`", Span(at, at + 1)) from None
-        except UnexpectedToken as exc:
-            pos = exc.token.start_pos if exc.token.start_pos is not None else len(self.source.text)
-            what = "end of file" if exc.token.type == "$END" else f"`{exc.token}`"
-            raise self.error(f"unexpected {what}", Span(pos, pos + 1)) from None
-        except (UnexpectedEOF, UnexpectedInput):
-            end = len(self.source.text)
-            raise self.error("unexpected end of file", Span(end, end + 1)) from None
+            return parse("codex_rules.lark", self.source.text, what="rules file", syntax_error=_syntax_error)
+        except ExprError as exc:
+            raise self.error(exc.message, Span(exc.start, exc.end)) from None
 
     def error(self, message: str, span: Span, help: str | None = None) -> PolicyError:
         return PolicyError(message, code=PARSE_ERROR, location=Location(self.source, span), help=help)
@@ -586,3 +576,19 @@ def _certain(argv: list[str], decision: str | None) -> bool:
     if any("\n" in word for word in argv):
         return False
     return decision != "allow" or all(_PLAIN_TOKEN.fullmatch(word) for word in argv)
+
+
+def _syntax_error(exc: Any, text: str) -> Any:
+    """Lark's located exception -> an `ExprError` (for `grammar.parse`): the character or token."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedToken
+
+    from ...grammar import ExprError
+
+    if isinstance(exc, UnexpectedCharacters):
+        at = exc.pos_in_stream or 0
+        return ExprError(f"unexpected character `{text[at]}`", at, at + 1)
+    if isinstance(exc, UnexpectedToken):
+        pos = exc.token.start_pos if exc.token.start_pos is not None else len(text)
+        what = "end of file" if exc.token.type == "$END" else f"`{exc.token}`"
+        return ExprError(f"unexpected {what}", pos, pos + 1)
+    return ExprError("unexpected end of file", len(text), len(text) + 1)
