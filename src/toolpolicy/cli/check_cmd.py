@@ -66,29 +66,20 @@ def expand_paths(paths: list[str]) -> list[str]:
 
 def check_file(path: str, fmt: str | None, report: Report, *, run_tests: bool = True) -> None:
     from ..api import load_document
-    from ..compiler import compile_policy
+    from ..compiler import compile_checked
 
     report.files.append(path)
     try:
         loaded = load_document(path, format=fmt)
-        policy = compile_policy(loaded)
+        policy, warnings = compile_checked(loaded)  # compiled once: the policy and its warnings
     except PolicyError as exc:
         report.findings.extend(exc.errors)
         return
     report.findings.extend(loaded.warnings)  # an importer's located warnings (foreign formats)
-    report.findings.extend(_warnings(loaded, policy))
+    report.findings.extend(warnings)
     report.findings.extend(_lint(loaded, policy))
     if run_tests and policy.tests:
         _run_tests(policy, report)
-
-
-def _warnings(loaded: Any, policy: Any) -> list[PolicyError]:
-    from ..compiler import compile_warnings
-
-    try:
-        return compile_warnings(loaded)
-    except PolicyError:
-        return []
 
 
 def _lint(loaded: Any, policy: Any) -> list[PolicyError]:

@@ -20,28 +20,30 @@ if TYPE_CHECKING:
 
 def compile_policy(loaded: LoadedPolicy, *, error_limit: int = 100) -> CompiledPolicy:
     """Compile a loaded native policy; raises `PolicyErrors` (every error, sorted)."""
+    return compile_checked(loaded, error_limit=error_limit)[0]
+
+
+def compile_checked(
+    loaded: LoadedPolicy, *, error_limit: int = 100
+) -> tuple[CompiledPolicy, list[PolicyError]]:
+    """Compile once and return the policy with the compiler's own warnings, as located
+    `PolicyError`s (not the loader's `loaded.warnings`): what `policy check` reports."""
     from ..errors import ErrorCollector
     from .passes import STAGES, Work
 
     work = Work(loaded, ErrorCollector(error_limit))
     for err in loaded.warnings:
         work.errors.add(err)
+    before = len(work.errors.warnings)
     for _name, stage in STAGES:
         stage(work)
     work.errors.check()
-    return _build(work)
+    return _build(work), list(work.errors.warnings[before:])
 
 
 def compile_warnings(loaded: LoadedPolicy) -> list[PolicyError]:
-    """Compile only to collect warnings (for `policy check`); errors raise as usual."""
-    from ..errors import ErrorCollector
-    from .passes import STAGES, Work
-
-    work = Work(loaded, ErrorCollector())
-    for _name, stage in STAGES:
-        stage(work)
-    work.errors.check()
-    return list(work.errors.warnings)
+    """The compiler's warnings only (errors raise as usual); `compile_checked` gives both."""
+    return compile_checked(loaded)[1]
 
 
 def _build(work: Work) -> CompiledPolicy:
