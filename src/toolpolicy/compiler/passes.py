@@ -289,6 +289,10 @@ def _hook_group(work: Work, lp: LoadedPolicy, event: str, i: int, entry: Any) ->
         spec = _hook_spec(work, lp, (*path, "hooks", j), hook)
         if spec is not None:
             hooks.append(spec)
+    if matcher is not None:  # matchers see a tool under its canonical name and its aliases alike
+        from ..runtime.hooks.dispatch import with_aliases
+
+        matcher = with_aliases(matcher, work.profile.tool_aliases)
     return HookGroup(matcher, tuple(hooks), str(lp.located.loc(path))) if hooks else None
 
 
