@@ -19,6 +19,8 @@ LOAD_CODES = {
     "policy_model_error": "a model hook names an unknown provider or schema",
     "policy_primary_param": "`Tool(arg:value)` names the primary argument (matched as `Tool(value)`)",
     "policy_no_primary_arg": "a call-form allow on a tool with no known primary argument never matches",
+    "policy_shell_param": "`Bash(x:*)` is a command prefix (Claude's legacy form), not a rule on Bash's `x` argument",
+    "policy_param_unknown": "`Tool(x:value)` where the tool has no argument `x`: read as a pattern on its primary argument",
     "policy_test_failed": "an inline or file policy test got another decision",
     "import_parse_error": "a foreign config (Claude, docker-agent, Gemini, Codex, agent-code) does not parse",
     "import_unsupported": "a foreign construct that cannot be expressed natively (dropped, never guessed)",
