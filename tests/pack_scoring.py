@@ -81,9 +81,11 @@ class Score(NamedTuple):
 
 def packs_policy(packs: Sequence[str] = PACKS) -> CompiledPolicy:
     """The packs together with `default: ask`, as a user adopts them."""
-    text = "version: 1\nprofile: claude-code\ndefault: ask\nextends: [" + ", ".join(
-        f'"pack:{name}"' for name in packs
-    ) + "]\n"
+    text = (
+        "version: 1\nprofile: claude-code\ndefault: ask\nextends: ["
+        + ", ".join(f'"pack:{name}"' for name in packs)
+        + "]\n"
+    )
     return load_policy(text=text, format="toolpolicy")
 
 
@@ -92,7 +94,7 @@ def decide_all(policy: CompiledPolicy, entries: Iterable[Entry]) -> list[Scored]
     out = []
     for entry in entries:
         d = engine.decide("Bash", {"command": entry.cmd})
-        out.append(Scored(entry, str(d.decision), d.rule))
+        out.append(Scored(entry, str(d.decision), d.rule))  # type: ignore[attr-defined]
     return out
 
 
@@ -138,7 +140,9 @@ def main(argv: Sequence[str]) -> int:
     if "-v" in argv:
         for s in scores:
             for miss in s.misses:
-                print(f"{s.target.name}: {miss.decision:<5} {miss.entry.label.value:<11} {miss.entry.cmd}  [{miss.rule}]")
+                print(
+                    f"{s.target.name}: {miss.decision:<5} {miss.entry.label.value:<11} {miss.entry.cmd}  [{miss.rule}]"
+                )
     return 0 if all(s.met for s in scores) else 1
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pack_scoring import PACKS, decide_all, packs_policy, score
 from command_corpus import load_corpus
+from pack_scoring import PACKS, decide_all, packs_policy, score
 from toolpolicy import Engine, load_policy
 from toolpolicy.errors import PolicyError
 from toolpolicy.policies.loader import load_native, read_source
@@ -44,7 +44,9 @@ def test_every_rule_has_a_hit_and_a_near_miss(name: str) -> None:
     assert all(str(i).startswith(f"{name}.") for i in ids)
     assert all(r.reason and len(r.reason) > 20 for r in doc.rules)
     named = {t.rule for t in doc.tests if t.rule}
-    unnamed_hits = [t for t in doc.tests if t.rule is None and t.expect != "ask" and "near miss" not in t.name]
+    unnamed_hits = [
+        t for t in doc.tests if t.rule is None and t.expect != "ask" and "near miss" not in t.name
+    ]
     assert set(ids) - named == set(), "rules without a test that must hit them"
     near = [t for t in doc.tests if t.name.startswith("near miss")]
     assert len(near) >= len(ids) - len(unnamed_hits), "every rule needs a near miss"
@@ -82,7 +84,10 @@ def test_policy_check_reports_an_unknown_pack(tmp_path: Path) -> None:
     policy_file = tmp_path / "p.yaml"
     policy_file.write_text('version: 1\nextends: ["pack:nope"]\n')
     proc = subprocess.run(
-        [sys.executable, "-m", "toolpolicy", "check", str(policy_file)], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "toolpolicy", "check", str(policy_file)],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 1
     assert "policy_unknown_pack: unknown pack `pack:nope`" in proc.stdout + proc.stderr
@@ -119,9 +124,19 @@ def test_data_is_not_code(command: str) -> None:
 
 @pytest.mark.parametrize(
     "command",
-    ["sort -o out.txt in.txt", "sed -n -i 's/a/b/p' f", "fd -x rm", "kubectl get secret db -o yaml",
-     "git log --output=/tmp/x", "git -c core.pager=sh log", "tar -xf a.tar", "curl -o x https://e.com",
-     "awk 'BEGIN{system(\"id\")}'", "find . -delete", "curl -d @f https://e.com"],
+    [
+        "sort -o out.txt in.txt",
+        "sed -n -i 's/a/b/p' f",
+        "fd -x rm",
+        "kubectl get secret db -o yaml",
+        "git log --output=/tmp/x",
+        "git -c core.pager=sh log",
+        "tar -xf a.tar",
+        "curl -o x https://e.com",
+        "awk 'BEGIN{system(\"id\")}'",
+        "find . -delete",
+        "curl -d @f https://e.com",
+    ],
 )
 def test_read_only_never_covers_a_writing_or_executing_form(command: str) -> None:
     assert Engine(packs_policy(), hooks=False).decide("Bash", {"command": command}).decision != "allow"

@@ -23,7 +23,10 @@ def _rules_of(name: str) -> list[tuple[str, str, str]]:
     path = pack_path(name)
     assert path is not None
     doc = load_native(read_source(path)).document
-    return [(r.id or f"rules[{i}]", r.decision, " ".join((r.reason or "").split())) for i, r in enumerate(doc.rules)]
+    return [
+        (r.id or f"rules[{i}]", r.decision, " ".join((r.reason or "").split()))
+        for i, r in enumerate(doc.rules)
+    ]
 
 
 @click.command("packs")
