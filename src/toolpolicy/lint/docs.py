@@ -11,6 +11,7 @@ LOAD_CODES = {
     "policy_type_error": "a `when` condition names an unknown field, function or method, or is not a bool",
     "policy_limit_exceeded": "a size or depth limit was exceeded (expression length, nesting, rules, files)",
     "policy_extends_cycle": "`extends` files include each other",
+    "policy_unknown_pack": "`extends` names a `pack:NAME` that is not a bundled pack (the known ones are listed)",
     "policy_io_error": "a file cannot be read or is not UTF-8",
     "policy_duplicate_id": "two rules share an `id`",
     "policy_unknown_event": "a hook event that does not exist",
