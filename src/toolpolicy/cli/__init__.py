@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp-proxy": ("mcp_proxy_cmd", "mcp_proxy_command"),
     "replay": ("replay_cmd", "replay_command"),
     "report": ("report_cmd", "report_command"),
+    "packs": ("packs_cmd", "packs_command"),
+    "explain-pack": ("packs_cmd", "explain_pack_command"),
 }
 
 
