@@ -4,20 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import stat
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from hook_scripts import printing, script
 from toolpolicy import Engine, load_policy
-
-
-def script(tmp_path: Path, name: str, body: str) -> str:
-    path = tmp_path / name
-    path.write_text("#!/bin/sh\n" + body)
-    path.chmod(path.stat().st_mode | stat.S_IEXEC)
-    return str(path)
 
 
 def engine_for(tmp_path: Path, policy: dict[str, Any], mode: str | None = None) -> Engine:
@@ -247,12 +240,6 @@ def test_hooks_see_the_arguments_as_sent_not_the_aliases(tmp_path: Path) -> None
 def native_engine(tmp_path: Path, policy: dict[str, Any], **kw: Any) -> Engine:
     (tmp_path / "policy.yaml").write_text(json.dumps(policy))
     return Engine(load_policy(tmp_path / "policy.yaml"), **kw)
-
-
-def printing(tmp_path: Path, name: str, output: dict[str, Any]) -> str:
-    """A hook script that prints `output` as its JSON answer and exits 0."""
-    (tmp_path / f"{name}.json").write_text(json.dumps(output))
-    return script(tmp_path, name, f"cat '{tmp_path / (name + '.json')}'\n")
 
 
 # -- 7. a rewritten input is re-checked, including `when` errors of deny rules ---------------------

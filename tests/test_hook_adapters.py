@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from hook_scripts import printing
 from toolpolicy.adapters import AdapterResult, HookOptions, fail_closed, get_adapter, handle
 from toolpolicy.adapters import cache as policy_cache
 from toolpolicy.cli import cli
@@ -729,19 +730,6 @@ def test_cache_never_stores_errors(policies, tmp_path) -> None:
 
 
 # ---- edge cases found in review (each asserts the fail-closed behaviour)
-def _hook_script(tmp_path: Path, name: str, body: str) -> str:
-    path = tmp_path / name
-    path.write_text("#!/bin/sh\n" + body)
-    path.chmod(path.stat().st_mode | stat.S_IEXEC)
-    return str(path)
-
-
-def _printing(tmp_path: Path, name: str, output: dict[str, Any]) -> str:
-    """A hook script that prints `output` as its JSON answer and exits 0."""
-    (tmp_path / f"{name}.json").write_text(json.dumps(output))
-    return _hook_script(tmp_path, name, f"cat '{tmp_path / (name + '.json')}'\n")
-
-
 # -- 5. `policy hook docker-agent`: a hook's rewrite of the canonical alias is dropped, its allow kept --
 # The agent sends `shell {"command": ...}`; a pre_tool_use hook rewrites docker-agent's canonical
 # `cmd` and allows. adapters/_common._without_alias_spellings drops `cmd` (the agent did not send it)
@@ -753,7 +741,7 @@ def test_docker_agent_adapter_keeps_a_hook_rewrite_made_under_the_alias_spelling
     from toolpolicy.adapters import HookOptions, handle
     from toolpolicy.cli.hook_run import engine_factory
 
-    rw = _printing(
+    rw = printing(
         tmp_path,
         "rw.sh",
         {"hook_specific_output": {"permission_decision": "allow", "updated_input": {"cmd": "echo safe"}}},

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import stat
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from hook_scripts import printing, script
 from toolpolicy import Engine, PolicyError, load_policy
 from toolpolicy.policies.formats import import_document
 from toolpolicy.policies.formats.claude_code import (
@@ -269,19 +268,6 @@ def test_import_files_merges_layers_and_keeps_locations(tmp_path: Path) -> None:
 
 
 # ---- edge cases found in review (each asserts the fail-closed behaviour)
-def _hook_script(tmp_path: Path, name: str, body: str) -> str:
-    path = tmp_path / name
-    path.write_text("#!/bin/sh\n" + body)
-    path.chmod(path.stat().st_mode | stat.S_IEXEC)
-    return str(path)
-
-
-def _printing(tmp_path: Path, name: str, output: dict[str, Any]) -> str:
-    """A hook script that prints `output` as its JSON answer and exits 0."""
-    (tmp_path / f"{name}.json").write_text(json.dumps(output))
-    return _hook_script(tmp_path, name, f"cat '{tmp_path / (name + '.json')}'\n")
-
-
 # -- 1. Claude Code importer: PreToolUse hooks no longer see calls an allow rule decides ------------
 # Claude Code runs PreToolUse hooks BEFORE its permission rules; a hook's deny or exit 2 blocks even a
 # call an allow rule matches (research/claude-code.md §1 "full pipeline", §2.9). The importer maps
@@ -290,7 +276,7 @@ def _printing(tmp_path: Path, name: str, output: dict[str, Any]) -> str:
 
 
 def test_claude_pre_tool_use_hook_still_vetoes_a_call_an_allow_rule_matches(tmp_path: Path) -> None:
-    veto = _hook_script(tmp_path, "veto.sh", 'echo "no rm" >&2\nexit 2\n')
+    veto = script(tmp_path, "veto.sh", 'echo "no rm" >&2\nexit 2\n')
     settings = {
         "permissions": {"allow": ["Bash"]},
         "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": veto}]}]},
@@ -302,7 +288,7 @@ def test_claude_pre_tool_use_hook_still_vetoes_a_call_an_allow_rule_matches(tmp_
 
 
 def test_claude_pre_tool_use_json_deny_beats_allow_rule(tmp_path: Path) -> None:
-    deny = _printing(
+    deny = printing(
         tmp_path,
         "deny.sh",
         {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}},
