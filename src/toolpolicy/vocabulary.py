@@ -38,8 +38,9 @@ class Effect(StrEnum):
         return EFFECT_RANK[self]
 
 
-# Plain-string keys: the decide path looks ranks up by `str` values (a dict hit, no enum machinery).
-EFFECT_RANK: dict[str, int] = {"allow": 1, "ask": 2, "deny": 3}
+# Keyed by the members: compiled rules carry the members, so the decide path's lookups hit by
+# identity (as fast as a plain-str key); a plain string ("deny" from a hook) finds the same entry.
+EFFECT_RANK: dict[str, int] = {Effect.ALLOW: 1, Effect.ASK: 2, Effect.DENY: 3}
 
 
 def strictest(*effects: str) -> str:

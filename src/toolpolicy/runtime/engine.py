@@ -42,6 +42,10 @@ if TYPE_CHECKING:  # imported where used: hooks and the reference interpreter ar
     from .cel import WhenFn
     from .hooks.types import HookResult
 
+# Module constants: an enum member looked up on its class costs ~150 ns, a global ~10 ns.
+_GUARD_HOOK = DecisionSource.GUARD_HOOK
+_READ_ONLY_HINT = DecisionSource.READ_ONLY_HINT
+_PRE_TOOL_USE_HOOK = DecisionSource.PRE_TOOL_USE_HOOK
 MODES = tuple(m.value for m in Mode)
 DECISIONS = tuple(e.value for e in Effect)
 
@@ -234,14 +238,14 @@ class Engine:
                     Decision(
                         "deny",
                         guard.reason or "blocked by tool_guard hook",
-                        DecisionSource.GUARD_HOOK,
+                        _GUARD_HOOK,
                         hooks=tuple(hook_records),
                     ),
                     diagnostics,
                     trace,
                 )
             if guard.decision == "ask":
-                floor = Decision("ask", guard.reason or "tool_guard hook asks", DecisionSource.GUARD_HOOK)
+                floor = Decision("ask", guard.reason or "tool_guard hook asks", _GUARD_HOOK)
 
         verdict = self._rules(call)
         diagnostics.extend(verdict.diagnostics)
@@ -279,7 +283,7 @@ class Engine:
     ) -> Decision:
         """Steps 4 and 5 (hint, default), then the floor and the mode (SPEC 4.2, 4.3)."""
         if decided is None and _hint_applies(hint_call, call.spec, read_only):
-            decided = Decision("allow", f"`{call.raw_tool}` is read-only", DecisionSource.READ_ONLY_HINT)
+            decided = Decision("allow", f"`{call.raw_tool}` is read-only", _READ_ONLY_HINT)
         if decided is None:
             decided = self._default_decision()
         if floor is not None and DECISION_WEIGHT[decided.decision] < DECISION_WEIGHT["ask"]:
@@ -337,13 +341,13 @@ class Engine:
         rewritten: PreparedCall | None = None
         if pre.decision == "deny" or pre.blocked:
             decided = Decision(
-                "deny", pre.reason or "blocked by pre_tool_use hook", DecisionSource.PRE_TOOL_USE_HOOK
+                "deny", pre.reason or "blocked by pre_tool_use hook", _PRE_TOOL_USE_HOOK
             )
         elif pre.decision in ("ask", "allow"):
             decided = Decision(
                 pre.decision,
                 pre.reason or f"pre_tool_use hook says {pre.decision}",
-                DecisionSource.PRE_TOOL_USE_HOOK,
+                _PRE_TOOL_USE_HOOK,
             )
         if updated is not None and (decided is None or decided.decision != "deny"):
             rewritten = self._prepare(call.raw_tool, updated, context, self.mode)
