@@ -146,7 +146,7 @@ def test_shell_param_reading_is_warned_with_the_argument_form(tmp_path: Path) ->
 def test_param_rule_on_an_unknown_argument_is_warned(tmp_path: Path) -> None:
     path = tmp_path / "policy.yaml"
     path.write_text('version: 1\nprofile: claude-code\npermissions:\n  deny: ["Read(mode:fast)"]\n')
-    warning = [w for w in load_policy(path).warnings if "policy_param_unknown" in w][0]
+    warning = next(w for w in load_policy(path).warnings if "policy_param_unknown" in w)
     assert ":4:" in warning and "no argument `mode`" in warning
 
 

@@ -26,7 +26,31 @@ from ..runtime.compiled import CompiledRule
 from .context import LintContext, label
 
 _SYSTEM_DIRS = frozenset(
-    ["etc", "usr", "var", "bin", "sbin", "lib", "opt", "root", "home", "tmp", "proc", "sys", "dev", "boot", "srv", "mnt", "media", "private", "Users", "Library", "System", "Applications", "Volumes"]
+    [
+        "etc",
+        "usr",
+        "var",
+        "bin",
+        "sbin",
+        "lib",
+        "opt",
+        "root",
+        "home",
+        "tmp",
+        "proc",
+        "sys",
+        "dev",
+        "boot",
+        "srv",
+        "mnt",
+        "media",
+        "private",
+        "Users",
+        "Library",
+        "System",
+        "Applications",
+        "Volumes",
+    ]
 )
 _CLUSTER = re.compile(r"^-[A-Za-z]{2,}$")
 _WINDOWS = re.compile(r"^[A-Za-z]:[\\/]|\\")
