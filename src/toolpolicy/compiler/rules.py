@@ -20,6 +20,7 @@ from ..policies.profiles import Profile
 from ..runtime.compiled import Cond, ToolSpec
 from ..runtime.kinds import CompiledPattern
 from ..runtime.kinds.glob import GlobError, glob_to_regex, has_wildcard
+from ..runtime.pattern_set import nul_safe
 
 _PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):(.*)$", re.S)
 
@@ -134,7 +135,7 @@ def _colon_conds(perm: Permission, res: Resolver) -> tuple[Cond, ...]:
         except GlobError as exc:
             start = cond.value_span.start + exc.offset
             raise ExprError(f"invalid glob: {exc}", start, start + 1) from None
-        conds.append(Cond(cond.key, regex, False, not has_wildcard(cond.value), cond.value))
+        conds.append(_cond(cond.key, regex, False, not has_wildcard(cond.value), cond.value))
     return tuple(conds)
 
 
@@ -323,7 +324,7 @@ def _spec_cond(tspec: ToolSpec, spec: str, offset: int, decision: str, res: Reso
             )
         )
     pattern = _kind_pattern(tspec, spec, offset, decision, res)
-    return Cond(None, pattern.regex, tspec.kind != "generic", pattern.exact, spec)
+    return _cond(None, pattern.regex, tspec.kind != "generic", pattern.exact, spec)
 
 
 KINDS = ("shell", "path", "url", "generic")
@@ -332,7 +333,7 @@ KINDS = ("shell", "path", "url", "generic")
 def _kind_cond(kind: str, spec: str, offset: int, decision: str, res: Resolver) -> Cond:
     """A specifier compiled as `kind` would read it; it applies only to tools of that kind."""
     pattern = _kind_pattern(ToolSpec("*", kind), spec, offset, decision, res)
-    return Cond(None, pattern.regex, kind != "generic", pattern.exact, spec, kind)
+    return _cond(None, pattern.regex, kind != "generic", pattern.exact, spec, kind)
 
 
 def _kind_pattern(tspec: ToolSpec, spec: str, offset: int, decision: str, res: Resolver) -> CompiledPattern:
@@ -363,4 +364,11 @@ def _plain_cond(key: str | None, value: str, offset: int, res: Resolver) -> Cond
         regex = glob_to_regex(value, fold=res.fold)
     except GlobError as exc:
         raise ExprError(f"invalid glob: {exc}", offset + exc.offset, offset + exc.offset + 1) from None
-    return Cond(key, regex, False, not has_wildcard(value), value)
+    return _cond(key, regex, False, not has_wildcard(value), value)
+
+
+def _cond(
+    key: str | None, regex: str, kind_view: bool, exact: bool, source: str, kind: str | None = None
+) -> Cond:
+    """A `Cond` with its pattern-set form precomputed (so a hook's first decision does not)."""
+    return Cond(key, regex, kind_view, exact, source, kind, nul_safe(regex))
