@@ -98,8 +98,8 @@ def _call_form(ctx: LintContext, rule: CompiledRule, spec: str, kinds: set[str])
             if first in _SYSTEM_DIRS and not os.path.isdir(os.path.join(ctx.policy.base_dir, first)):
                 ctx.add(
                     "lint_policy_relative_path",
-                    f"{label(rule)}: `{spec}` is relative to the policy's directory "
-                    f"({ctx.policy.base_dir}), so it does not cover `{spec.rstrip('*').rstrip('/')}`",
+                    f"{label(rule)}: `{spec}` is relative to the policy's directory, "
+                    f"so it does not cover `{spec.rstrip('*').rstrip('/')}`",
                     loc,
                     help=f"write `/{spec}` for the absolute path",
                 )
