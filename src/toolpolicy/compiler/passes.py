@@ -61,7 +61,13 @@ class Work:
 def error_at(doc: LocatedDoc, path: tuple[Any, ...], exc: ExprError) -> PolicyError:
     origin, exact = doc.origin(path)
     err = exc.locate(origin, exact=exact)
-    if exc.code in ("policy_primary_param", "policy_no_primary_arg", "policy_lint", "policy_shell_param", "policy_param_unknown"):
+    if exc.code in (
+        "policy_primary_param",
+        "policy_no_primary_arg",
+        "policy_lint",
+        "policy_shell_param",
+        "policy_param_unknown",
+    ):
         err.severity = "warning"
     return err
 

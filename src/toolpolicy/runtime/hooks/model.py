@@ -268,7 +268,9 @@ def _strictest(texts: list[str]) -> str:
     verdicts = [t.strip().lower() for t in texts]
     bad = [v for v in verdicts if v not in _STRICTNESS]
     if bad:
-        raise ModelHookError(f"model judge failed: invalid decision `{bad[0][:40]}` (want allow, ask or deny)")
+        raise ModelHookError(
+            f"model judge failed: invalid decision `{bad[0][:40]}` (want allow, ask or deny)"
+        )
     return max(verdicts, key=_STRICTNESS.index)
 
 
