@@ -92,7 +92,8 @@ _PLAIN = [(t, c) for t, c in iter_cases("decision") if not c.get("hooks")]
 def test_security_case_decides_the_same_both_ways(case: dict[str, Any], tmp_path: Path) -> None:
     (tmp_path / "cwd").mkdir(exist_ok=True)
     run_setup(case.get("setup", []), tmp_path)
-    policy_file = tmp_path / "policy.yaml"
+    policy_file = tmp_path / case.get("policy_name", "policy.yaml")  # a foreign config needs its own name
+    policy_file.parent.mkdir(parents=True, exist_ok=True)
     policy_file.write_text(policy_text(case, tmp_path), encoding="utf-8")
     policy = load_policy(str(policy_file))
     call = case["call"]

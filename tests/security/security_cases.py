@@ -19,6 +19,8 @@ Values that YAML cannot spell are written as generators, mappings with a `$gen` 
 
 Strings may use `@TMP@` (the case's temporary directory), `@HOME@` (the real home directory,
 which is what `~` means in policies) and `@PYTHON@` (this interpreter, for hook commands).
+`policy_name` (default `policy.yaml`) names the policy file, so a foreign config (`.claude/settings.json`)
+is imported by its format.
 `setup` entries create real files before the call:
 `{dir: rel}`, `{file: rel, content: text, mode: 0o755}`, `{symlink: rel, to: target}`,
 `{fifo: rel}`; relative paths are inside the temporary directory.

@@ -54,7 +54,8 @@ class Prepared:
         self.case = case
         (tmp / "cwd").mkdir(exist_ok=True)
         run_setup(case.get("setup", []), tmp)
-        policy_file = tmp / "policy.yaml"
+        policy_file = tmp / case.get("policy_name", "policy.yaml")  # a foreign config needs its own name
+        policy_file.parent.mkdir(parents=True, exist_ok=True)
         policy_file.write_text(policy_text(case, tmp), encoding="utf-8")
         self.policy = load_policy(policy_file)
         call = case["call"]

@@ -8,6 +8,8 @@ each tool's kind: so an expression yields one compiled rule per tool pattern. Pr
 
 from __future__ import annotations
 
+import os
+import posixpath
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +51,8 @@ class Resolver:
         self._aliases = {self.fold_name(k): self.fold_name(v) for k, v in self.profile.tool_aliases.items()}
         self._covers = self._cover_map([self.profile.covers])
         self._deny_covers = self._cover_map([self.profile.covers, self.profile.deny_covers])
+        self._tree = frozenset(self.canonical(t) for t in self.profile.tree_readers)
+        self._dir = frozenset(self.canonical(t) for t in self.profile.dir_readers)
 
     def fold_name(self, name: str) -> str:
         return name.casefold() if self.fold else name
@@ -70,6 +74,13 @@ class Resolver:
                 key = self.canonical(k)
                 covers[key] = tuple(dict.fromkeys(covers.get(key, ()) + tuple(self.canonical(t) for t in v)))
         return covers
+
+    def reader_level(self, name: str) -> str | None:
+        """`tree` for tools that read below their path, `dir` for listings, else None."""
+        name = self.canonical(name)
+        if name in self._tree:
+            return "tree"
+        return "dir" if name in self._dir else None
 
     def spec(self, name: str) -> ToolSpec | None:
         return self.tools.get(self.canonical(name))
@@ -161,7 +172,73 @@ def _call_form_shapes(
         tspec = res.spec(name) or ToolSpec(name)
         cond = _spec_cond(tspec, spec_text, spec_node.span.start, decision, res)
         shapes.append(RuleShape((name,), (), (), (cond,)))
+        level = res.reader_level(name)
+        if decision != "allow" and level and tspec.kind == "path" and cond.key is None:
+            regex = reader_regex(spec_text, level, policy_dir=res.base_dir, fold=res.fold)
+            if regex is not None:  # a search of a directory above a denied path reads it too
+                shapes.append(RuleShape((name,), (), (), (Cond(None, regex, True, False, spec_text),)))
     return _merge_same(shapes)
+
+
+_WILD_SEG = re.compile(r"[*?\[\\]")
+_GLOB_SEG = r"[^/]*[*?\[][^/]*"  # a path segment that is itself a glob (`Glob(pattern=/etc/*)`)
+
+
+def reader_regex(spec: str, level: str, *, policy_dir: str, fold: bool) -> str | None:
+    """Where a reading tool's path would reach what the deny/ask path `spec` names (RE2, full match).
+
+    `tree` readers (searches, recursive globs) read everything below their path: the directory the
+    pattern's literal part names and each directory above it, up to `/`, reach the denied paths,
+    and so does a glob whose first wildcard segment sits below one of them (`/home/u/.ss?/*`).
+    `dir` readers list one directory: the directory holding the pattern's wildcard part. Only
+    anchored patterns (`//`, `~/`, `/`) have a known place; a cwd-relative or floating pattern
+    (`.env`, `./secrets/**`) covers the paths it names, not the searches above them (SECURITY.md).
+    """
+    if spec.startswith("//"):
+        base, body = "/", spec[2:]
+    elif spec == "~" or spec.startswith("~/"):
+        base, body = os.path.expanduser("~"), spec[1:]
+    elif spec.startswith("/"):
+        base, body = policy_dir, spec[1:]
+    else:
+        return None
+    segs: list[str] = []
+    cut = False
+    for seg in body.split("/"):
+        if seg in ("", "."):
+            continue
+        if _WILD_SEG.search(seg):
+            cut = True
+            break
+        segs.append(seg)
+    literal = posixpath.normpath(posixpath.join(base, *segs))
+    if not cut:  # the pattern names one path exactly: the directories above it contain it
+        if level == "dir":
+            return None
+        literal = posixpath.dirname(literal)
+    if level == "dir":
+        ancestors = [literal]
+    else:
+        ancestors, current = [], literal
+        while True:
+            ancestors.append(current)
+            if current == "/":
+                break
+            current = posixpath.dirname(current)
+    alts: list[str] = []
+    for directory in ancestors:
+        esc = _re_escape(directory)
+        alts.append(esc)
+        if level == "tree":
+            alts.append(("" if directory == "/" else esc) + "/" + _GLOB_SEG + "(?:/.*)?")
+    return ("(?is)" if fold else "(?s)") + "(?:" + "|".join(alts) + ")"
+
+
+def _re_escape(text: str) -> str:
+    return "".join("\\" + c if c in _RE_SPECIAL else c for c in text)
+
+
+_RE_SPECIAL = frozenset("\\.^$|?*+()[]{}")
 
 
 def _merge_same(shapes: list[RuleShape]) -> list[RuleShape]:

@@ -6,7 +6,8 @@ and returns `PolicyError`s with stable codes (see `registry.CHECKS`). Families, 
 `names` (unknown tools and arguments), `regexes` (backtracking `matches()` patterns), `when`
 (unguarded field accesses, constant conditions), `rules` (never-matching, duplicate,
 contradictory, shadowed and overridden rules; built on `toolpolicy.analysis`), `dangerous`
-(broad or misleading allows) and `hooks` (commands, timeouts, blocking on events that cannot).
+(broad or misleading allows), `authoring` (rules that miss what they mean, allows of the
+policy's own files) and `hooks` (commands, timeouts, blocking on events that cannot).
 A family that fails is reported as `lint_internal_error` rather than crashing the check.
 """
 
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from ..errors import PolicyError
 from ..policies.loader import LoadedPolicy
 from ..runtime.compiled import CompiledPolicy
+from .authoring import check_authoring
 from .context import LintContext
 from .dangerous import check_dangerous
 from .hooks import check_hooks
@@ -33,6 +35,7 @@ FAMILIES: tuple[tuple[str, Callable[[LintContext], None]], ...] = (
     ("rules", check_rules),
     ("dangerous", check_dangerous),
     ("hooks", check_hooks),
+    ("authoring", check_authoring),
 )
 
 __all__ = ["CHECKS", "CheckInfo", "lint_policy"]

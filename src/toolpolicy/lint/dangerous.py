@@ -136,8 +136,8 @@ def _exec_prefix(ctx: LintContext, rule: CompiledRule, spec: ToolSpec) -> bool:
             continue
         ctx.add(
             "lint_exec_prefix_allow",
-            f"{label(rule)} reads as allowing `{word}` commands, but the engine "
-            f"never lets a prefix allow an exec-capable command such as `{sample}`",
+            f"{label(rule)} reads as allowing `{word}` commands, but `{word}` runs other commands "
+            f"(`{sample}`), so the engine never lets a prefix allow it (allow exact commands instead)",
             ctx.rule_location(rule),
         )
         return True

@@ -20,6 +20,7 @@ MAXREPEAT = 4294967295  # sre's "unbounded"
 
 
 def check_regexes(ctx: LintContext) -> None:
+    check_hook_matchers(ctx)
     seen: set[str] = set()
     for rule in ctx.policy.rules:
         if rule.when is None or rule.id in seen:
@@ -45,13 +46,30 @@ def _regex_literals(node: Node) -> Iterator[Literal]:
         yield from _regex_literals(child)
 
 
+def check_hook_matchers(ctx: LintContext) -> None:
+    """Hook matchers run on RE2 here, but a policy may be exported to engines that backtrack."""
+    for lp in ctx.chain:
+        for event, entries in lp.document.hooks.items():
+            for i, entry in enumerate(entries):
+                matcher = getattr(entry, "matcher", None)
+                if isinstance(matcher, str) and matcher not in ("", "*"):
+                    shape = catastrophic_shape(matcher)
+                    if shape is not None:
+                        ctx.add(
+                            "lint_regex_backtracking",
+                            f"hook matcher `{matcher}` can backtrack catastrophically ({shape})",
+                            ctx.locate(lp, ("hooks", event, i, "matcher")),
+                        )
+
+
 def _check_pattern(ctx: LintContext, pattern: str, loc: Any) -> None:
+    shape = catastrophic_shape(pattern)
+    if shape is not None:  # rejected even when RE2 runs it: SPEC 2.5 (the policy may be exported)
+        ctx.add("lint_regex_backtracking", f"regex `{pattern}` can backtrack catastrophically ({shape})", loc)
+        return
     reason = re2_rejects(pattern)
     if reason is None:
         return
-    shape = catastrophic_shape(pattern)
-    if shape is not None:
-        ctx.add("lint_regex_backtracking", f"regex `{pattern}` can backtrack catastrophically ({shape})", loc)
     else:
         ctx.add(
             "lint_regex_fallback",

@@ -170,6 +170,55 @@ CHECKS: dict[str, CheckInfo] = {
             "matcher on an event without a tool",
             "only tool events select hook groups by tool name; the matcher is ignored",
         ),
+        # authoring traps
+        _c(
+            "lint_url_without_domain",
+            "warning",
+            "URL pattern that names a host",
+            "`WebFetch(host)` is matched against the whole URL; write `WebFetch(domain:host)`",
+        ),
+        _c(
+            "lint_policy_relative_path",
+            "warning",
+            "system path written relative to the policy",
+            "`/etc/**` is relative to the policy's directory; `//etc/**` is the absolute path",
+        ),
+        _c(
+            "lint_colon_path",
+            "warning",
+            "colon-form glob on a path",
+            "a colon-form glob sees the path as sent: `path=.env` misses `sub/.env`; use the call form `tool(.env)`",
+        ),
+        _c(
+            "lint_clustered_flags",
+            "warning",
+            "deny or ask on clustered flags",
+            "`rm -rf *` misses `rm -r -f` and `rm --recursive --force`; deny the command itself or each spelling",
+        ),
+        _c(
+            "lint_exact_restriction",
+            "warning",
+            "deny or ask on an exact command",
+            "`Bash(npm publish)` misses `npm publish --tag x`; add `Bash(npm publish *)`",
+        ),
+        _c(
+            "lint_windows_path",
+            "warning",
+            "Windows path in a path pattern",
+            "paths are POSIX; write `//c/Users/...` with forward slashes",
+        ),
+        _c(
+            "lint_deny_unreachable",
+            "warning",
+            "deny or ask below a broader allow",
+            "a higher-priority allow decides every call the deny would; raise the deny's priority or narrow the allow",
+        ),
+        _c(
+            "lint_protected_allow",
+            "warning",
+            "allow covers the policy or its hook registration",
+            "an agent that may write the policy file or the settings that register its hook can turn it off; ask or deny those writes",
+        ),
         _c(
             "lint_internal_error",
             "warning",

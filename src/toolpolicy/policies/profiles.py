@@ -3,8 +3,14 @@
 Data only. A profile maps tool names to a declaration (`kind`, primary `arg`, argument
 `aliases`, `read_only`, known `args`); `tool_aliases` rename tools (`Task` -> `Agent`);
 `covers` makes a rule on one tool apply to others (Claude Code's `Edit(...)` covers every
-built-in writer); `deny_covers` does so for deny and ask rules only (a `Read` deny also blocks
-edits of the same path); `write_tool` is the tool whose path rules decide shell redirections.
+built-in writer); `deny_covers` does so for deny and ask rules only: a read deny covers every tool
+that reads paths (Claude Code applies `Read` rules to Grep, Glob, LS and NotebookRead; a
+docker-agent `read_file` deny covers `read_multiple_files`, the listings and the searches), and a
+write deny every tool that writes (a `Read` deny also blocks edits of the same path);
+`tree_readers` are the tools that read a whole tree below their path (searches, recursive globs):
+a deny or ask on a path also covers them on every directory above it (see `compiler/rules.py`);
+`dir_readers` list one directory (a deny on `d/*.pem` also covers listing `d`); `write_tool` is
+the tool whose path rules decide shell redirections.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ class Profile:
     covers: dict[str, tuple[str, ...]] = field(default_factory=dict)
     deny_covers: dict[str, tuple[str, ...]] = field(default_factory=dict)
     write_tool: str | None = None
+    tree_readers: tuple[str, ...] = ()
+    dir_readers: tuple[str, ...] = ()
 
 
 def _shell(arg: str, *, aliases: dict[str, str] | None = None, args: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -45,7 +53,7 @@ _DOCKER_AGENT_TOOLS: dict[str, dict[str, Any]] = {
     "shell": _shell("cmd", aliases={"command": "cmd"}, args=("command", "cwd", "timeout")),
     "run_background_job": _shell("cmd", aliases={"command": "cmd"}, args=("command", "cwd")),
     "read_file": _path("path", read_only=True),
-    "read_multiple_files": _generic("paths", read_only=True),
+    "read_multiple_files": _path("paths", read_only=True),  # a list: every element is a path
     "write_file": _path("path", args=("content",)),
     "edit_file": _path("path", args=("edits",)),
     "list_directory": _path("path", read_only=True),
@@ -62,9 +70,11 @@ _CLAUDE_TOOLS: dict[str, dict[str, Any]] = {
     "MultiEdit": _path("file_path", args=("edits",)),
     "Write": _path("file_path", args=("content",)),
     "NotebookEdit": _path("notebook_path", args=("new_source", "cell_id", "edit_mode")),
-    "Glob": _path("path", read_only=True, args=("pattern",)),
+    # A glob's `pattern` may name its own base (`/etc/*`, `../x/**`): it is read as a path too.
+    "Glob": {**_path("path", read_only=True, args=("pattern",)), "aliases": {"pattern": "path"}},
     "Grep": _path("path", read_only=True, args=("pattern", "glob", "output_mode")),
-    "LS": _path("path", read_only=True),
+    "LS": _path("path", read_only=True, args=("ignore",)),
+    "NotebookRead": _path("notebook_path", read_only=True, args=("cell_id",)),
     "WebFetch": _url("url", args=("prompt",)),
     "WebSearch": _generic("query", args=("allowed_domains", "blocked_domains")),
     "Agent": _generic("subagent_type", args=("description", "prompt", "model")),
@@ -80,11 +90,11 @@ _GEMINI_TOOLS: dict[str, dict[str, Any]] = {
         **_path("absolute_path", read_only=True, args=("file_path", "offset", "limit")),
         "aliases": {"file_path": "absolute_path"},
     },
-    "read_many_files": _generic("paths", read_only=True),
+    "read_many_files": _path("paths", read_only=True, args=("include", "exclude")),
     "write_file": _path("file_path", args=("content",)),
     "replace": _path("file_path", args=("old_string", "new_string")),
     "list_directory": _path("path", read_only=True),
-    "glob": _path("path", read_only=True, args=("pattern",)),
+    "glob": {**_path("path", read_only=True, args=("pattern",)), "aliases": {"pattern": "path"}},
     "search_file_content": _path("path", read_only=True, args=("pattern",)),
     "web_fetch": _generic("prompt"),
     "google_web_search": _generic("query", read_only=True),
@@ -129,7 +139,10 @@ _CLINE_TOOLS: dict[str, dict[str, Any]] = {
     "execute_command": _shell("command", args=("requires_approval", "timeout")),
     # Cline CLI 3 (cline 3.0.65) tools; the hook adapter joins `commands` into `command`.
     "run_commands": _shell("command", args=("commands",)),
-    "read_files": _generic("paths", args=("file_paths",)),
+    "read_files": {
+        **_path("paths", read_only=True, args=("file_paths",)),
+        "aliases": {"file_paths": "paths"},
+    },
     "apply_patch": _generic("input"),
     "fetch_web_content": _generic("urls", args=("url",)),
     "read_file": _path("path", read_only=True),
@@ -163,27 +176,83 @@ _LANGCHAIN_TOOLS: dict[str, dict[str, Any]] = {
     **{f"requests_{verb}": _url("url", args=("data",)) for verb in ("get", "post", "patch", "put", "delete")},
 }
 
+_DOCKER_READERS = (
+    "read_multiple_files",
+    "list_directory",
+    "directory_tree",
+    "search_files",
+    "search_files_content",
+)
+_DOCKER_KW: dict[str, Any] = {
+    "deny_covers": {"read_file": _DOCKER_READERS, "write_file": ("edit_file",)},
+    "tree_readers": ("directory_tree", "search_files", "search_files_content"),
+    "dir_readers": ("list_directory",),
+    "write_tool": "write_file",
+}
+
 PROFILES: dict[str, Profile] = {
-    "generic": Profile("generic", dict(_DOCKER_AGENT_TOOLS), write_tool="write_file"),
-    "docker-agent": Profile("docker-agent", dict(_DOCKER_AGENT_TOOLS), write_tool="write_file"),
+    "generic": Profile("generic", dict(_DOCKER_AGENT_TOOLS), **_DOCKER_KW),
+    "docker-agent": Profile("docker-agent", dict(_DOCKER_AGENT_TOOLS), **_DOCKER_KW),
     "claude-code": Profile(
         "claude-code",
         _CLAUDE_TOOLS,
         tool_aliases={"Task": "Agent"},
         covers={"Edit": ("Write", "MultiEdit", "NotebookEdit")},
-        deny_covers={"Read": ("Edit", "Write", "MultiEdit", "NotebookEdit")},
+        deny_covers={
+            "Read": ("Edit", "Write", "MultiEdit", "NotebookEdit", "Grep", "Glob", "LS", "NotebookRead")
+        },
         write_tool="Edit",
+        tree_readers=("Grep", "Glob"),
+        dir_readers=("LS",),
     ),
-    "gemini": Profile("gemini", _GEMINI_TOOLS, write_tool="write_file"),
+    "gemini": Profile(
+        "gemini",
+        _GEMINI_TOOLS,
+        deny_covers={
+            "read_file": ("read_many_files", "list_directory", "glob", "search_file_content"),
+            "write_file": ("replace",),
+        },
+        write_tool="write_file",
+        tree_readers=("glob", "search_file_content"),
+        dir_readers=("list_directory",),
+    ),
     # Codex's hooks name the shell tool `Bash` (its `command` is a string) and send a patch as
     # `apply_patch` with the patch text in `command`.
     "codex": Profile("codex", _CODEX_TOOLS, tool_aliases={"Bash": "shell"}),
     "cursor": Profile(
-        "cursor", _CURSOR_TOOLS, covers={"Write": ("Edit", "StrReplace", "Delete")}, write_tool="Write"
+        "cursor",
+        _CURSOR_TOOLS,
+        covers={"Write": ("Edit", "StrReplace", "Delete")},
+        deny_covers={"Read": ("Grep", "Glob")},
+        write_tool="Write",
+        tree_readers=("Grep", "Glob"),
     ),
-    "copilot": Profile("copilot", _COPILOT_TOOLS, covers={"create": ("edit",)}, write_tool="create"),
-    "cline": Profile("cline", _CLINE_TOOLS, write_tool="write_to_file"),
-    "langchain": Profile("langchain", _LANGCHAIN_TOOLS, write_tool="write_file"),
+    "copilot": Profile(
+        "copilot",
+        _COPILOT_TOOLS,
+        covers={"create": ("edit",)},
+        deny_covers={"view": ("glob", "grep")},
+        write_tool="create",
+        tree_readers=("glob", "grep"),
+    ),
+    "cline": Profile(
+        "cline",
+        _CLINE_TOOLS,
+        deny_covers={
+            "read_file": ("read_files", "search_files", "list_files", "list_code_definition_names"),
+            "write_to_file": ("replace_in_file", "apply_diff"),
+        },
+        write_tool="write_to_file",
+        tree_readers=("search_files", "list_files", "list_code_definition_names"),
+    ),
+    "langchain": Profile(
+        "langchain",
+        _LANGCHAIN_TOOLS,
+        deny_covers={"read_file": ("list_directory", "file_search"), "write_file": ("file_delete",)},
+        write_tool="write_file",
+        tree_readers=("file_search",),
+        dir_readers=("list_directory",),
+    ),
 }
 
 

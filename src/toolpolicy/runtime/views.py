@@ -44,6 +44,8 @@ class _LazyKind:
 url: Any = _LazyKind("url")
 
 MAX_VALUE_CHARS = 1 << 20  # a plain value larger than this is never allowed by a pattern
+MAX_PATH_LIST = 256  # a path argument that is a list of up to this many strings: each is a path
+_LIST_TAG = ("\x02list",)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -170,6 +172,27 @@ def kind_view(kind: str, value: Any, ctx: Any, *, resolve: bool = True) -> ArgVi
                 else _with_nfc_variant(url.view(value), value, url.view)
             )
         return plain_view(value)
+    # `read_multiple_files(paths=[...])`: each element is a path
+    if (
+        kind == "path"
+        and type(value) is list
+        and 0 < len(value) <= MAX_PATH_LIST
+        and all(type(v) is str for v in value)
+    ):
+        parts = [v for v in (kind_view(kind, v, ctx, resolve=resolve) for v in value) if v is not None]
+        # deny and ask see every element; no path allow pattern covers a list (a tool taking one
+        # path may read a list another way): its only allow text is a tag no path pattern
+        # matches, which still lets the read-only hint see an analysable value
+        units = tuple(
+            Unit(_LIST_TAG if u.allow_texts else (), u.deny_texts, u.exec_capable)
+            for v in parts
+            for u in v.units
+        )
+        return ArgView(
+            units,
+            tuple(t for v in parts for t in v.whole),
+            tuple(d for v in parts for d in v.diagnostics),
+        )
     text = shell_text(value) if kind == "shell" else to_text(value)
     if text is None:
         return None

@@ -13,7 +13,9 @@ Reproduces Claude Code's decisions with profile `claude-code` (research: claude-
 * `defaultMode`: `dontAsk` -> mode `non_interactive` (every ask, ask rules included, becomes deny);
   `bypassPermissions` -> `default: allow` (deny rules still deny and ask rules still ask there,
   which native `yolo` would not keep); `acceptEdits` -> allow rules for `Edit` (which covers every
-  writer) in the working directory and each `additionalDirectories` entry; `plan` -> ask rules for
+  writer) in the working directory and each `additionalDirectories` entry; both auto-approving modes
+  also get an ask rule on the protected paths (`policies/protected.py`: `.claude/`, `.git/`,
+  `.mcp.json`, `.vscode/`, `.husky/`, `.npmrc`...), which Claude never auto-approves; `plan` -> ask rules for
   `Edit` and `Bash`; `auto` (a classifier) is not expressible and stays `default`.
 * `hooks.<Event>` groups become native hook groups. Claude's matcher (an `A|B`/`A, B` list of exact
   names, `*`/empty for all, else an unanchored JavaScript regex) is rewritten as an anchored regex.
@@ -41,6 +43,7 @@ from typing import Any
 
 from ...source import Location, Source
 from ..profiles import get_profile
+from ..protected import PROTECTED_PATHS
 from ._common import (
     DIFFERS,
     DocBuilder,
@@ -403,8 +406,10 @@ def _import_mode(builder: DocBuilder, ordered: list[Layer]) -> None:
         builder.set("mode", "non_interactive", loc)
     elif mode == "bypassPermissions":
         builder.set("default", "allow", loc)
+        _protected_paths(builder, loc, mode)
     elif mode == "acceptEdits":
         _accept_edits(builder, ordered, loc)
+        _protected_paths(builder, loc, mode)
     elif mode == "plan":
         _plan(builder, loc)
     elif mode == "auto":
@@ -462,6 +467,22 @@ def _accept_edits(builder: DocBuilder, ordered: list[Layer], loc: Location | Non
             loc,
             code=DIFFERS,
         )
+
+
+def _protected_paths(builder: DocBuilder, loc: Location | None, mode: str) -> None:
+    """Claude Code never auto-approves edits of its own settings, `.git`, editor and tool configs
+    (permission modes, protected paths): an auto-approving mode imports as allows *and* this ask
+    rule (same priority, so it beats the allows; deny rules still deny)."""
+    builder.add_rule(
+        {
+            "id": "claude-protected-paths",
+            "decision": "ask",
+            "match": [f"Edit({p})" for p in PROTECTED_PATHS],
+            "reason": f"{mode}: Claude Code never auto-approves edits of protected paths "
+            "(agent settings and hooks, .git, editor and tool configs)",
+        },
+        loc,
+    )
 
 
 def _dir_pattern(directory: str) -> str:

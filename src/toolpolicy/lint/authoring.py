@@ -1,0 +1,193 @@
+"""Lint: authoring traps, rules that look right but do not cover what their author meant.
+
+Place in the pipeline: a check family of `lint_policy`. Each finding names the rule, says which
+call it misses and suggests the form that covers it:
+
+* `lint_url_without_domain`: `WebFetch(evil.com)` is a URL pattern, not a host; `domain:` is;
+* `lint_policy_relative_path`: `Read(/etc/**)` is relative to the policy's directory; `//etc/**`;
+* `lint_colon_path`: `read_file:path=.env` is a plain glob on the text, missing `sub/.env`;
+* `lint_clustered_flags`: `Bash(rm -rf *)` misses `rm -r -f` and `rm --recursive --force`;
+* `lint_exact_restriction`: a deny/ask on an exact command (`Bash(npm publish)`) misses
+  `npm publish --tag x`;
+* `lint_windows_path`: `C:\\...` or backslashes in a path pattern;
+* `lint_deny_unreachable`: a higher-priority allow takes every call the deny would deny;
+* `lint_protected_allow`: an allow lets the agent write the policy file or the files that
+  register the hook enforcing it (`.claude/settings.json`, `.git/hooks/`...), checked with the
+  real engine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ..policies.protected import HOOK_REGISTRATIONS
+from ..runtime.compiled import CompiledRule
+from .context import LintContext, label
+
+_SYSTEM_DIRS = frozenset(
+    [
+        "etc",
+        "usr",
+        "var",
+        "bin",
+        "sbin",
+        "lib",
+        "opt",
+        "root",
+        "home",
+        "tmp",
+        "proc",
+        "sys",
+        "dev",
+        "boot",
+        "srv",
+        "mnt",
+        "media",
+        "private",
+        "Users",
+        "Library",
+        "System",
+        "Applications",
+        "Volumes",
+    ]
+)
+_CLUSTER = re.compile(r"^-[A-Za-z]{2,}$")
+_WINDOWS = re.compile(r"^[A-Za-z]:[\\/]|\\")
+
+
+def check_authoring(ctx: LintContext) -> None:
+    seen: set[tuple[str | None, str]] = set()
+    for rule in ctx.policy.rules:
+        for cond in rule.conds:
+            key = (rule.location, cond.source)
+            if key in seen:
+                continue
+            seen.add(key)
+            kinds = {ctx.policy.tool_spec(t).kind for t in rule.tools} or {cond.kind or "generic"}
+            if cond.key is None:
+                _call_form(ctx, rule, cond.source, kinds)
+            elif any(
+                ctx.policy.tool_spec(t).kind == "path" and ctx.policy.tool_spec(t).arg == cond.key
+                for t in rule.tools
+            ):
+                _colon_path(ctx, rule, cond.key, cond.source)
+    _unreachable_denies(ctx)
+    _protected_allows(ctx)
+
+
+def _call_form(ctx: LintContext, rule: CompiledRule, spec: str, kinds: set[str]) -> None:
+    loc = ctx.rule_location(rule)
+    if "url" in kinds and not spec.startswith("domain:") and "://" not in spec and "/" not in spec:
+        ctx.add(
+            "lint_url_without_domain",
+            f"{label(rule)}: `{spec}` is matched against the whole URL, so it never matches `https://{spec}/x`",
+            loc,
+            help=f"write `domain:{spec}` to match the host",
+        )
+    if "path" in kinds:
+        if _WINDOWS.search(spec):
+            ctx.add(
+                "lint_windows_path",
+                f"{label(rule)}: `{spec}` is a Windows path; paths are matched as POSIX paths (`C:\\x` reads as `/c/x`)",
+                loc,
+                help="write it with forward slashes from the root, e.g. `//c/Users/x/**`",
+            )
+        elif spec.startswith("/") and not spec.startswith("//"):
+            first = spec[1:].split("/", 1)[0]
+            if first in _SYSTEM_DIRS and not os.path.isdir(os.path.join(ctx.policy.base_dir, first)):
+                ctx.add(
+                    "lint_policy_relative_path",
+                    f"{label(rule)}: `{spec}` is relative to the policy's directory, "
+                    f"so it does not cover `{spec.rstrip('*').rstrip('/')}`",
+                    loc,
+                    help=f"write `/{spec}` for the absolute path",
+                )
+    if "shell" in kinds:
+        words = spec.split()
+        clusters = [w for w in words if _CLUSTER.match(w)]
+        if clusters and rule.decision != "allow":
+            flags = " ".join(f"-{c}" for c in clusters[0][1:])
+            ctx.add(
+                "lint_clustered_flags",
+                f"{label(rule)}: `{spec}` names the flags as one cluster `{clusters[0]}`, so "
+                f"`{words[0]} {flags} ...` and long options are not covered",
+                loc,
+                help=f"deny the command itself (`{rule.tools[0] if rule.tools else 'Bash'}({words[0]} *)`) or add a rule per spelling",
+            )
+        if (
+            rule.decision != "allow"
+            and words
+            and "*" not in spec
+            and len(words) >= 1
+            and not spec.endswith(":*")
+        ):
+            ctx.add(
+                "lint_exact_restriction",
+                f"{label(rule)}: `{spec}` matches that exact command only, so `{spec} --flag` is not covered",
+                loc,
+                help=f"add `{spec} *` (`{rule.tools[0] if rule.tools else 'Bash'}({spec} *)`) beside it",
+            )
+
+
+def _colon_path(ctx: LintContext, rule: CompiledRule, key: str, glob: str) -> None:
+    if glob.startswith(("*", "/")):
+        return
+    tool = rule.tools[0]
+    ctx.add(
+        "lint_colon_path",
+        f"{label(rule)}: `{key}={glob}` is a plain glob on the text as sent, so `sub/{glob}` and "
+        f"`./{glob}` are not covered",
+        ctx.rule_location(rule),
+        help=f"use the call form `{tool}({glob})`, which reads paths (normalised, at any depth)",
+    )
+
+
+def _unreachable_denies(ctx: LintContext) -> None:
+    allows = [r for r in ctx.policy.rules if r.decision == "allow" and r.when is None and r.modes is None]
+    for deny in ctx.policy.rules:
+        if deny.decision == "allow":
+            continue
+        for allow in allows:
+            if allow.priority <= deny.priority:
+                continue
+            same_tool = set(deny.tools) & set(allow.tools) or (
+                "*" in allow.tool_glob_texts and (deny.tools or deny.tool_glob_texts)
+            )
+            covers = not allow.conds or {c.source for c in allow.conds} == {c.source for c in deny.conds}
+            if same_tool and covers:
+                ctx.add(
+                    "lint_deny_unreachable",
+                    f"{label(deny)} is unreachable: {label(allow)} has a higher priority "
+                    f"({allow.priority} > {deny.priority}) and matches every call it matches",
+                    ctx.rule_location(deny),
+                    help="give the deny at least the allow's priority, or narrow the allow",
+                )
+                break
+
+
+def _protected_allows(ctx: LintContext) -> None:
+    tool = ctx.policy.write_tool
+    if tool is None:
+        return
+    engine = ctx.engine()
+    root = ctx.policy.base_dir
+    if os.path.basename(root) in (".claude", ".codex", ".gemini", ".cursor"):
+        root = os.path.dirname(root)
+    arg = ctx.policy.tool_spec(tool).arg or "file_path"
+    targets = [os.path.join(root, rel) for rel in HOOK_REGISTRATIONS]
+    targets += [os.path.abspath(s) for s in ctx.policy.sources if s and not s.startswith("<")]
+    reported: set[str] = set()
+    for target in dict.fromkeys(targets):
+        d = engine.decide(tool, {arg: target, "content": ""}, context={"cwd": root})
+        if d.decision != "allow" or d.source != "rule" or d.rule in reported:
+            continue
+        rule = ctx.policy.rule_by_id(d.rule) if d.rule else None
+        reported.add(d.rule or "")
+        ctx.add(
+            "lint_protected_allow",
+            f"{label(rule) if rule else d.rule}: it allows writing `{target}`, which enforces the policy "
+            "(the policy file or a hook registration): the agent could turn the policy off",
+            ctx.rule_location(rule) if rule else None,
+            help=f"add an ask or deny rule for it, e.g. `{tool}({os.path.relpath(target, root)})`",
+        )
