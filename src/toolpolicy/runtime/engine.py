@@ -340,9 +340,7 @@ class Engine:
         floor: Decision | None = None
         rewritten: PreparedCall | None = None
         if pre.decision == "deny" or pre.blocked:
-            decided = Decision(
-                "deny", pre.reason or "blocked by pre_tool_use hook", _PRE_TOOL_USE_HOOK
-            )
+            decided = Decision("deny", pre.reason or "blocked by pre_tool_use hook", _PRE_TOOL_USE_HOOK)
         elif pre.decision in ("ask", "allow"):
             decided = Decision(
                 pre.decision,
