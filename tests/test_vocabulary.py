@@ -10,7 +10,11 @@ import typing
 from toolpolicy import Engine
 from toolpolicy.policies import schema
 from toolpolicy.vocabulary import (
+    DECISION_SOURCES,
     EFFECT_RANK,
+    EFFECTS,
+    MODES,
+    POLICY_MODE_VALUES,
     POLICY_MODES,
     DecisionSource,
     Effect,
@@ -27,6 +31,22 @@ def test_effects_are_their_strings() -> None:
     assert Effect.DENY == "deny" and f"{Effect.ASK}" == "ask" and json.dumps(Effect.ALLOW) == '"allow"'
     assert {"deny": 1}[Effect.DENY] == 1 and hash(Effect.ASK) == hash("ask")
     assert pickle.loads(pickle.dumps(Effect.DENY)) is Effect.DENY
+
+
+def test_the_plain_values_are_the_enum_values() -> None:
+    assert tuple(Effect) == EFFECTS and tuple(Mode) == MODES and tuple(DecisionSource) == DECISION_SOURCES
+    assert POLICY_MODE_VALUES == POLICY_MODES
+
+
+def test_the_runtime_never_imports_the_enums() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, pickle, toolpolicy.runtime.engine\n"
+        "assert 'toolpolicy.vocabulary.enums' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 
 def test_one_ranking() -> None:
@@ -58,13 +78,13 @@ def test_settings_are_frozen_and_fold() -> None:
         raise AssertionError("Settings must be frozen")
 
 
-def test_a_compiled_policy_decides_with_enum_members(tmp_path) -> None:
+def test_a_compiled_policy_decides_with_the_plain_values(tmp_path) -> None:
     from toolpolicy import load_policy
 
     path = tmp_path / "p.yaml"
     path.write_text("version: 1\ndefault: ask\nmode: yolo\npermissions:\n  deny: ['shell(rm *)']\n")
     policy = load_policy(str(path))
-    assert policy.default is Effect.ASK and policy.mode is Mode.YOLO
+    assert policy.default == Effect.ASK and policy.mode == Mode.YOLO
     decision = Engine(policy).decide("shell", {"cmd": "rm -rf /"})
-    assert decision.decision is Effect.DENY and decision.source == DecisionSource.RULE
+    assert decision.decision == Effect.DENY and decision.source == DecisionSource.RULE
     assert json.loads(json.dumps(decision.to_json()))["decision"] == "deny"

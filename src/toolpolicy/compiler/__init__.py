@@ -59,8 +59,8 @@ def _build(work: Work) -> CompiledPolicy:
     return CompiledPolicy(
         name=settings.name,
         digest=digest_of(work),
-        default=settings.default,
-        mode=settings.mode,
+        default=settings.default.value,
+        mode=settings.mode.value,
         fold=fold,
         profile=work.profile.name,
         tools=work.tools,

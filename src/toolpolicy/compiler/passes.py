@@ -212,7 +212,7 @@ def compile_rules(work: Work) -> None:
                     CompiledRule(
                         index,
                         sr.id,
-                        Effect(sr.decision),
+                        sr.decision,
                         sr.priority,
                         shape.tools,
                         shape.tool_globs,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from _thread import LockType, allocate_lock  # threading itself costs the hook's cold start
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..vocabulary import EFFECT_RANK, Effect, Mode
+from ..vocabulary import EFFECT_RANK
 
 if TYPE_CHECKING:  # hooks are imported only by policies that have some (pickle finds the module)
     from ..ast.when import Node as WhenNode
@@ -51,7 +51,7 @@ class CompiledRule(NamedTuple):
 
     index: int  # type: ignore[assignment]  # shadows tuple.index, on purpose (rule.index reads well)
     id: str
-    decision: Effect
+    decision: str  # an `Effect` value
     priority: int
     tools: tuple[str, ...]  # exact tool names (already case-folded when the policy is insensitive)
     tool_globs: tuple[str, ...]  # RE2 regexes over tool names
@@ -106,8 +106,8 @@ class CompiledPolicy:
     )
     name: str | None
     digest: str
-    default: Effect
-    mode: Mode
+    default: str  # an `Effect` value (plain strings: unpickling never imports enum)
+    mode: str  # a `Mode` value
     fold: bool
     profile: str
     tools: dict[str, ToolSpec]
@@ -126,8 +126,8 @@ class CompiledPolicy:
         self,
         name: str | None,
         digest: str,
-        default: Effect,
-        mode: Mode,
+        default: str,
+        mode: str,
         fold: bool,
         profile: str,
         tools: dict[str, ToolSpec],

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..vocabulary import DecisionSource
+from ..vocabulary import DECISION_SOURCES
 
-SOURCES = tuple(s.value for s in DecisionSource)
+SOURCES = DECISION_SOURCES
 
 
 class Decision:
@@ -32,7 +32,7 @@ class Decision:
     )
     decision: str  # an `Effect` (a str); hooks may give the plain string
     reason: str
-    source: str  # a `DecisionSource`
+    source: str  # a `DecisionSource` value
     rule: str | None
     location: str | None
     updated_input: dict[str, Any] | None

@@ -18,11 +18,11 @@ import signal
 from collections.abc import Mapping
 from typing import Any
 
-from ...vocabulary import EFFECT_RANK, Effect
+from ...vocabulary import EFFECT_RANK, EFFECTS
 from .events import get_contract
 from .types import HookSpec, HookVerdict, hook_label
 
-DECISIONS = tuple(e.value for e in Effect)
+DECISIONS = EFFECTS
 MAX_REASON_CHARS = 1000  # a reason is one line of a hook's output; keep a runaway line readable
 
 # snake_case key -> Claude Code camelCase alias.

@@ -1,9 +1,6 @@
-"""The words every layer shares: effects, modes, decision sources, error codes, and `Settings`.
+"""The typed vocabulary: `StrEnum`s whose values are `toolpolicy.vocabulary`'s plain tuples, and `Settings`.
 
-Every layer may import this module, the runtime included: it imports only `enum` and `typing`
-(no dataclasses, no pydantic), so the decide path pays nothing for it. `StrEnum` members are
-`str`s: they compare equal to, hash like and serialise (`json`, f-strings) as their values, so
-code and data that still use the plain strings keep working.
+Imported by the compiler, the schema and the layers above; the runtime uses the plain values only.
 """
 
 from __future__ import annotations
@@ -11,8 +8,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import NamedTuple
 
+from . import EFFECT_RANK
+
 __all__ = [
-    "EFFECT_RANK",
     "POLICY_MODES",
     "DecisionSource",
     "Effect",
@@ -21,7 +19,6 @@ __all__ = [
     "Mode",
     "Settings",
     "Severity",
-    "strictest",
 ]
 
 
@@ -35,17 +32,7 @@ class Effect(StrEnum):
     @property
     def rank(self) -> int:
         """How restrictive: allow 1 < ask 2 < deny 3 (the most restrictive verdict wins)."""
-        return EFFECT_RANK[self]
-
-
-# Keyed by the members: compiled rules carry the members, so the decide path's lookups hit by
-# identity (as fast as a plain-str key); a plain string ("deny" from a hook) finds the same entry.
-EFFECT_RANK: dict[str, int] = {Effect.ALLOW: 1, Effect.ASK: 2, Effect.DENY: 3}
-
-
-def strictest(*effects: str) -> str:
-    """The most restrictive of `effects` (deny > ask > allow)."""
-    return max(effects, key=EFFECT_RANK.__getitem__)
+        return EFFECT_RANK[self.value]
 
 
 class Mode(StrEnum):
