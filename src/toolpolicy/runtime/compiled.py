@@ -85,6 +85,7 @@ class CompiledPolicy:
         "_lazy",
         "_lock",
         "base_dir",
+        "commands",
         "default",
         "digest",
         "fold",
@@ -118,6 +119,7 @@ class CompiledPolicy:
         tests: tuple[PolicyTestCase, ...] = (),
         warnings: tuple[str, ...] = (),
         sources: tuple[str, ...] = (),
+        commands: Any = None,
     ) -> None:
         init = object.__setattr__
         init(self, "name", name)
@@ -135,6 +137,7 @@ class CompiledPolicy:
         init(self, "tests", tests)
         init(self, "warnings", warnings)
         init(self, "sources", sources)
+        init(self, "commands", commands)  # command knowledge (kinds.shell_knowledge.Table); None: bundled
         init(self, "_lazy", {})
         init(self, "_lock", threading.Lock())
 
@@ -169,6 +172,7 @@ class CompiledPolicy:
         return {k: getattr(self, k) for k in self.__slots__ if not k.startswith("_")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        object.__setattr__(self, "commands", None)  # pickles from before command knowledge
         for k, v in state.items():
             object.__setattr__(self, k, v)
         object.__setattr__(self, "_lazy", {})
