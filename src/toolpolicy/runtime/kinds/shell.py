@@ -89,7 +89,7 @@ from .shell_parse import (
     find_substitutions,
     parse_script,
 )
-from .shell_words import HOME, UNKNOWN, expand_braces, target_pattern
+from .shell_words import HOME, UNKNOWN, ansi_c, expand_braces, target_pattern
 from .shell_wrappers import (
     ASSIGNMENT,
     SHELLS,
@@ -281,8 +281,54 @@ def _opaque_view(text: str, reason: str) -> ArgView:
     for words in pieces[:_MAX_FALLBACK_PIECES]:
         for k in _deny_starts(words):
             texts.extend(_stage_texts(words, k))
+            inner = _opaque_script_start(words[k:])
+            if inner is not None:  # `bash -c rm -rf x`, `eval rm x` (quotes were dropped)
+                texts.extend(_stage_texts(words[k:], inner))
+    texts.extend(_quoted_scripts(text))
     unit = Unit(allow_texts=(), deny_texts=_uniq(texts), opaque=True)
     return ArgView(units=(unit,), whole=(text,), diagnostics=(f"shell command not analysed: {reason}",))
+
+
+def _opaque_script_start(words: Sequence[str]) -> int | None:
+    """Where the script of `bash -c ...` / `eval ...` starts among a crude piece's words."""
+    if not words:
+        return None
+    name = basename(words[0])
+    if name == "eval" and len(words) > 1:
+        return 1
+    if name in SHELLS:
+        for i, w in enumerate(words[1:], 1):
+            if not w.startswith("-"):
+                return None
+            if "c" in w[1:] and i + 1 < len(words):
+                return i + 1
+    return None
+
+
+_QUOTED = re.compile(r"\$'((?:[^'\\]|\\.)*)'|'([^']*)'|\"((?:[^\"\\]|\\.)*)\"")
+
+
+def _quoted_scripts(text: str) -> list[str]:
+    """Deny texts of the quoted strings of an unparseable text, each read as a script (what a
+    `bash -c '...'`, an `eval "..."` or a `$'...'` in it would run)."""
+    out: list[str] = []
+    walk = _Walk(bundled())
+    for m in list(_QUOTED.finditer(text[:FALLBACK_BRACES]))[:64]:
+        if m.group(1) is not None:
+            try:
+                body, _ = ansi_c(m.group(1) + "'", 0)
+            except Unparseable:
+                continue
+        else:
+            body = m.group(2) if m.group(2) is not None else m.group(3)
+        if not body or not body.strip():
+            continue
+        try:
+            for u in walk.script(body, MAX_DEPTH - 2, taint=True, bases=_NO_BASES):
+                out.extend(u.deny_texts)
+        except (Unparseable, RecursionError):
+            out.extend(" ".join(p) for p in fallback_pieces(body))
+    return out
 
 
 def _expand_braces(text: str) -> str | None:
@@ -375,6 +421,11 @@ class _Walk:
             if k != k0:
                 self.facts(cmd.words[k:], facts, bases, 0)
         facts.exec = exec_found
+        if cmd.stdin and _reads_code_from_stdin(values[k0:], self.table):
+            facts.exec = True  # `python3 - <<EOF`: the heredoc is code
+            facts.notes.append(f"`{values[k0]}` runs the code fed to its standard input")
+            for s in cmd.stdin:
+                facts.deny.extend(_code_commands(s.text))
         texts.extend(facts.deny)
         allow_texts: tuple[str, ...] = ()
         if not blocked:
@@ -488,6 +539,17 @@ class _Walk:
         if replaced:
             return [_merge(u, unit) for u in replaced] + inner
         return [unit, *inner]
+
+
+def _reads_code_from_stdin(values: Sequence[str], table: Table) -> bool:
+    """An interpreter (its knowledge has a `code` option) given no script file, or `-`."""
+    spec = table.get(basename(values[0]))
+    if spec is None or basename(values[0]) in SHELLS:
+        return False
+    if not any(o.role == "code" for o in (*spec.short.values(), *spec.long.values())):
+        return False
+    operands = [v for v in values[1:] if not v.startswith("-") or v == "-"]
+    return not operands or operands[0] == "-"
 
 
 def _runs_substitution(values: Sequence[str], words: Sequence[Word]) -> bool:
