@@ -201,7 +201,7 @@ class Engine:
         """The flow without hooks: rules, read-only hint, default, floors and the mode."""
         call = self._prepare(tool, args, context, self.mode)
         verdict = self._rules(call)
-        trace = _trace(verdict) if self.explain else []
+        trace = [*_notes(call), *_trace(verdict)] if self.explain else []
         decided = self._rule_decision(verdict) if verdict.decision else None
         return self._conclude(
             call,
@@ -242,6 +242,7 @@ class Engine:
         verdict = self._rules(call)
         diagnostics.extend(verdict.diagnostics)
         if self.explain:
+            trace.extend(_notes(call))
             trace.extend(_trace(verdict))
         floor = floor or _rule_floor(verdict, call)
         decided = self._rule_decision(verdict) if verdict.decision else None
@@ -571,6 +572,13 @@ def _build_when(policy: CompiledPolicy) -> dict[int, Any]:
 def _rule_reason(decision: str, rule: CompiledRule) -> str:
     verb = {"allow": "allowed", "ask": "needs approval", "deny": "denied"}[decision]
     return f"{verb} by rule `{rule.id}` (`{rule.expression}`)"
+
+
+def _notes(call: PreparedCall) -> list[str]:
+    """What command knowledge found in a shell call (`sort -o out.txt`: `-o` writes a file)."""
+    if call.primary is None or call.kind != "shell":
+        return []
+    return [f"command knowledge: {n}" for u in call.primary.units for n in u.notes]
 
 
 def _trace(verdict: RuleVerdict) -> list[str]:
