@@ -16,7 +16,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from command_corpus import load_corpus  # noqa: E402
-
 from toolpolicy import Engine, load_policy  # noqa: E402
 from toolpolicy.runtime.kinds import shell  # noqa: E402
 

@@ -66,7 +66,7 @@ def test_argv_is_read_the_way_the_program_reads_it(words: list[str], field: str,
     [
         (["kubectl", "get", "secret", "db", "-o", "yaml"], "secret"),
         (["tar", "-xzf", "a.tgz"], "write"),
-        (["awk", "BEGIN{system(\"id\")}"], "exec"),
+        (["awk", 'BEGIN{system("id")}'], "exec"),
         (["sed", "1e id", "f"], "exec"),
         (["git", "-c", "core.pager=x", "log"], "exec"),
         (["python3", "-c", "print(1)"], "exec"),
@@ -79,8 +79,15 @@ def test_effects(words: list[str], effect: str) -> None:
 
 @pytest.mark.parametrize(
     "words",
-    [["sort", "-n", "a"], ["sed", "-n", "1,5p", "f"], ["awk", "{print $1}", "f"], ["tar", "-tzf", "a.tgz"],
-     ["kubectl", "get", "pods"], ["grep", "rm -rf", "notes.md"], ["git", "commit", "-m", "drop table"]],
+    [
+        ["sort", "-n", "a"],
+        ["sed", "-n", "1,5p", "f"],
+        ["awk", "{print $1}", "f"],
+        ["tar", "-tzf", "a.tgz"],
+        ["kubectl", "get", "pods"],
+        ["grep", "rm -rf", "notes.md"],
+        ["git", "commit", "-m", "drop table"],
+    ],
 )
 def test_data_is_not_code(words: list[str]) -> None:
     a = analyse(words, bundled())
@@ -107,7 +114,10 @@ def test_a_policy_entry_teaches_a_command(tmp_path: Path) -> None:
 
 
 def test_a_policy_entry_adds_options_to_the_bundled_entry(tmp_path: Path) -> None:
-    p = _policy(tmp_path, 'commands:\n  sort:\n    options:\n      "--dump": write\npermissions:\n  allow: ["Bash(sort *)"]\n')
+    p = _policy(
+        tmp_path,
+        'commands:\n  sort:\n    options:\n      "--dump": write\npermissions:\n  allow: ["Bash(sort *)"]\n',
+    )
     engine = Engine(load_policy(p))
     ctx = {"cwd": str(tmp_path)}
     assert engine.decide("Bash", {"command": "sort --dump x a"}, context=ctx).decision == "ask"
@@ -116,7 +126,9 @@ def test_a_policy_entry_adds_options_to_the_bundled_entry(tmp_path: Path) -> Non
 
 def test_explain_names_the_option_that_writes(tmp_path: Path) -> None:
     p = _policy(tmp_path, 'permissions:\n  allow: ["Bash(sort *)"]\n')
-    d = Engine(load_policy(p), explain=True).decide("Bash", {"command": "sort -o out.txt a"}, context={"cwd": str(tmp_path)})
+    d = Engine(load_policy(p), explain=True).decide(
+        "Bash", {"command": "sort -o out.txt a"}, context={"cwd": str(tmp_path)}
+    )
     assert any("`-o` writes a file" in line for line in d.trace), d.trace
 
 
@@ -124,8 +136,8 @@ def test_explain_names_the_option_that_writes(tmp_path: Path) -> None:
     ("body", "where", "text"),
     [
         ('commands:\n  sort:\n    options:\n      "-o": {value: wrtie}\n', ":7:", "wrtie"),
-        ('commands:\n  sort:\n    operandz: [read]\n', ":6:5", "operands"),
-        ('commands:\n  sort:\n    effects: [explode]\n', ":6:", "explode"),
+        ("commands:\n  sort:\n    operandz: [read]\n", ":6:5", "operands"),
+        ("commands:\n  sort:\n    effects: [explode]\n", ":6:", "explode"),
     ],
 )
 def test_schema_errors_are_located(tmp_path: Path, body: str, where: str, text: str) -> None:

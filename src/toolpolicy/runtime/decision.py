@@ -17,7 +17,17 @@ class Decision:
     were matched and is not part of equality. Immutable: decisions are shared between calls.
     """
 
-    __slots__ = ("decision", "diagnostics", "hooks", "location", "reason", "rule", "source", "trace", "updated_input")
+    __slots__ = (
+        "decision",
+        "diagnostics",
+        "hooks",
+        "location",
+        "reason",
+        "rule",
+        "source",
+        "trace",
+        "updated_input",
+    )
 
     def __init__(
         self,

@@ -42,7 +42,7 @@ def check_targets(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> R
     view = call.primary
     if view is None or call.kind != "shell" or not verdict.units or len(verdict.units) != len(view.units):
         return verdict
-    policy = engine.policy
+    policy: Any = engine.policy
     read_tool = read_tool_of(policy, call.mode)
     if not any(needs_check(policy, call.mode, u.writes, u.reads) for u in view.units):
         return verdict
@@ -50,7 +50,7 @@ def check_targets(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> R
     for i, unit in enumerate(view.units):
         if results[i][0] == "deny":
             continue
-        if unit.writes and policy.write_tool is not None:
+        if unit.writes:
             _writes(engine, call, verdict, results, i, unit.writes)
         if results[i][0] != "deny" and unit.reads and read_tool:
             _reads(engine, call, verdict, results, i, unit.reads, read_tool)
@@ -71,15 +71,14 @@ def _writes(
         verdict.diagnostics.append(f"more than {MAX_WRITE_CHECKS} files written")
         if results[i][0] == "allow":
             results[i] = ("ask", None)
-    tool = engine.policy.write_tool
-    assert tool is not None  # INVARIANT: checked by the caller
+    tool = getattr(engine.policy, "write_tool", None)
     for target in targets[:MAX_WRITE_CHECKS]:
         soft = target.startswith(SOFT)
         target = target[1:] if soft else target
         paths, known = expand(target, call.cwd, call.home)
         shown = _shown(target)
         for path in paths:
-            sub = _path_decision(engine, call, tool, path)
+            sub = _path_decision(engine, call, tool, path) if tool else RuleVerdict(None)
             if sub.decision == "deny":  # a write to a denied path denies, whatever the command
                 verdict.diagnostics.append(f"`{shown}` is written by the command: denied")
                 results[i] = ("deny", sub.rule)
@@ -127,7 +126,7 @@ def _shown(target: str) -> str:
 
 
 def _path_decision(engine: Engine, call: PreparedCall, tool: str, path: str) -> RuleVerdict:
-    policy = engine.policy
+    policy: Any = engine.policy
     spec = policy.tool_spec(policy.canonical_tool(tool))
     if spec.arg is None:
         return RuleVerdict(None)
@@ -147,8 +146,10 @@ def needs_check(policy: Any, mode: str, writes: tuple[str, ...], reads: tuple[st
     """Could the path rules change the decision of a unit with these files? (the fast path asks)"""
     if reads and read_tool_of(policy, mode):
         return True
-    if not writes or policy.write_tool is None:
+    if not writes:
         return False
+    if policy.write_tool is None:
+        return any(not w.startswith(SOFT) for w in writes)
     if any(not w.startswith(SOFT) for w in writes):
         return True
     return bool(policy.lazy(("write_guard", mode), lambda: _restricts(policy, policy.write_tool, mode)))

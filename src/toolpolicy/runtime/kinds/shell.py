@@ -214,23 +214,30 @@ def view(value: object, ctx: object = None, table: Table | None = None) -> ArgVi
     text = _as_text(value)
     if len(text) > MAX_COMMAND_CHARS:
         return _long_view(text)
-    if table is None or table.digest == "bundled":
-        if len(text) > MEMO_CHARS:
-            return _view_uncached(text)
-        return _view_text(text)
-    if len(_TABLES) > 64:
-        _TABLES.clear()
-    _TABLES[table.digest] = table
+    digest = "bundled"
+    if table is not None:
+        digest = table.digest
+        if _TABLES.get(digest) is not table:
+            if len(_TABLES) > 64:
+                _TABLES.clear()
+            _TABLES[digest] = table  # a compiled policy's copy: no need to read the bundled file
     if len(text) > MEMO_CHARS:
-        return _view_uncached(text, table.digest)
-    return _view_text(text, table.digest)
+        return _view_uncached(text, digest)
+    return _view_text(text, digest)
 
 
 _TABLES: dict[str, Table] = {}  # digest -> table, for the memo (keyed by digest, not by the table)
 
 
 def _table(digest: str) -> Table:
-    return _TABLES.get(digest) or bundled()
+    table = _TABLES.get(digest) or _TABLES.get("bundled")
+    if table is None:
+        try:
+            table = bundled()
+        except Exception:  # INVARIANT: views never raise; without the data file, wrappers are still seen
+            table = Table({}, "empty")
+        _TABLES[digest] = table
+    return table
 
 
 def _as_text(value: object) -> str:
@@ -257,11 +264,11 @@ def _view_uncached(raw: str, digest: str = "bundled") -> ArgView:
         walk = _Walk(_table(digest))
         units = walk.script(text, 0, taint=False, bases=_NO_BASES)
     except Unparseable as exc:
-        return _opaque_view(text, str(exc))
+        return _opaque_view(text, str(exc), digest)
     except RecursionError:
-        return _opaque_view(text, "commands nest too deeply")
+        return _opaque_view(text, "commands nest too deeply", digest)
     except Exception as exc:  # INVARIANT: view() never raises; the unexpected fails closed
-        return _opaque_view(text, f"internal error ({type(exc).__name__})")
+        return _opaque_view(text, f"internal error ({type(exc).__name__})", digest)
     if not units:  # empty or only comments
         units = [Unit(allow_texts=("",), deny_texts=(text,))]
     return ArgView(units=tuple(dict.fromkeys(units)), whole=(text,))
@@ -272,7 +279,7 @@ MEMO_SIZE, MEMO_CHARS = 16384, 2048
 _view_text = functools.lru_cache(maxsize=MEMO_SIZE)(_view_uncached)
 
 
-def _opaque_view(text: str, reason: str) -> ArgView:
+def _opaque_view(text: str, reason: str, digest: str = "bundled") -> ArgView:
     texts = [text]
     pieces = fallback_pieces(text)
     expanded = _expand_braces(text)
@@ -284,7 +291,7 @@ def _opaque_view(text: str, reason: str) -> ArgView:
             inner = _opaque_script_start(words[k:])
             if inner is not None:  # `bash -c rm -rf x`, `eval rm x` (quotes were dropped)
                 texts.extend(_stage_texts(words[k:], inner))
-    texts.extend(_quoted_scripts(text))
+    texts.extend(_quoted_scripts(text, digest))
     unit = Unit(allow_texts=(), deny_texts=_uniq(texts), opaque=True)
     return ArgView(units=(unit,), whole=(text,), diagnostics=(f"shell command not analysed: {reason}",))
 
@@ -308,11 +315,11 @@ def _opaque_script_start(words: Sequence[str]) -> int | None:
 _QUOTED = re.compile(r"\$'((?:[^'\\]|\\.)*)'|'([^']*)'|\"((?:[^\"\\]|\\.)*)\"")
 
 
-def _quoted_scripts(text: str) -> list[str]:
+def _quoted_scripts(text: str, digest: str) -> list[str]:
     """Deny texts of the quoted strings of an unparseable text, each read as a script (what a
     `bash -c '...'`, an `eval "..."` or a `$'...'` in it would run)."""
     out: list[str] = []
-    walk = _Walk(bundled())
+    walk = _Walk(_table(digest))
     for m in list(_QUOTED.finditer(text[:FALLBACK_BRACES]))[:64]:
         if m.group(1) is not None:
             try:
@@ -328,6 +335,8 @@ def _quoted_scripts(text: str) -> list[str]:
                 out.extend(u.deny_texts)
         except (Unparseable, RecursionError):
             out.extend(" ".join(p) for p in fallback_pieces(body))
+        except Exception:  # INVARIANT: view() never raises; these texts are extra deny texts only
+            continue
     return out
 
 
@@ -429,10 +438,7 @@ class _Walk:
         texts.extend(facts.deny)
         allow_texts: tuple[str, ...] = ()
         if not blocked:
-            allow_texts = (_canonical(values[k0:]),)
-            normal = analyse(values[k0:], self.table).normal
-            if normal is not None:
-                allow_texts += (_canonical([values[k0 + i] for i in normal]),)
+            allow_texts = (_canonical(values[k0:]),)  # the subcommand form is for deny/ask only
         unit = Unit(
             allow_texts=allow_texts,
             deny_texts=_uniq(texts),
@@ -774,8 +780,8 @@ def _allow_start(values: Sequence[str]) -> int:
     k = 0
     for _ in range(len(values)):
         j = inner_start(values[k:], strict=True)
-        if j is None:
-            break
+        if j is None or not values[k + j]:
+            break  # an empty command word runs nothing: the wrapper stays (`builtin ''`)
         k += j
     return k
 
