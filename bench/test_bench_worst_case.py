@@ -6,7 +6,8 @@ Run explicitly: `pytest bench/test_bench_worst_case.py --benchmark-only` (add `-
   many-star globs such as `*a*a*a*a*a*b7`, 10,000-character shell commands, deep `$(...)`
   nesting, 1 MiB paths and URLs) at 1,000 rules, asserting the decision inside the benchmark.
   Shell views are cached per command text, so the shell calls clear that cache before every
-  round: an attacker sends a new command each time.
+  round: an attacker sends a new command each time. The path and URL calls repeat one value, so
+  their rounds after the first are warm-memo figures (the cold cost is the first round's).
 * `test_worst_case_over_*` sweep the security suite (tests/security, indexed evaluator) and the
   atheris seed corpora (shell commands decided at 1,000 rules) and report the slowest decisions.
 

@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from toolpolicy.adapters import AdapterResult, HookOptions, fail_closed, get_adapter, handle
 from toolpolicy.adapters import cache as policy_cache
 from toolpolicy.cli import cli
-from toolpolicy.cli.hook_cmd import engine_factory, read_input, run_hook
+from toolpolicy.cli.hook_run import engine_factory, read_input, run_hook
 
 CLAUDE_POLICY = """\
 version: 1
@@ -581,7 +581,7 @@ def test_cli_help_and_usage_errors(policies) -> None:
 
 
 def test_mode_choices_match_the_engine() -> None:
-    from toolpolicy.cli.hook_cmd import MODE_CHOICES
+    from toolpolicy.cli.choices import MODE_CHOICES
     from toolpolicy.runtime.engine import MODES
 
     assert set(MODE_CHOICES) == {*MODES, "auto"}

@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 
 from toolpolicy.adapters import AdapterResult, HookOptions, handle
-from toolpolicy.cli.hook_cmd import engine_factory
+from toolpolicy.cli.hook_run import engine_factory
 
 FIXTURES = Path(__file__).parent / "fixtures" / "codex"
 SECRET = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"

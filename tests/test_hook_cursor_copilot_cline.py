@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from toolpolicy.adapters import PROTOCOLS, AdapterResult, HookOptions, fail_closed, handle
-from toolpolicy.cli.hook_cmd import PROTOCOL_CHOICES, engine_factory
+from toolpolicy.cli.choices import PROTOCOL_CHOICES
+from toolpolicy.cli.hook_run import engine_factory
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hooks"
 NEW = ("cursor", "copilot", "cline")

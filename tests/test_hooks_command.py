@@ -104,13 +104,14 @@ async def test_json_updated_input_is_the_complete_input(tmp_path: Path) -> None:
     assert result.updated_input == {"cmd": "ls -la", "timeout": 5}
 
 
-async def test_plain_text_is_context_only_on_context_events(tmp_path: Path) -> None:
+async def test_plain_text_is_context_on_context_events_and_a_failure_on_deciding_ones(tmp_path: Path) -> None:
     hook = CommandHookSpec(command="echo '  branch: main  '")
     runner = HookRunner(cwd=str(tmp_path))
     start = await runner.run("session_start", [HookGroup(None, (hook,))], {"source": "startup"})
     assert start.additional_context == "branch: main"
     pre = await dispatch(tmp_path, "pre_tool_use", hook)
-    assert pre.additional_context is None and pre.decision is None and not pre.blocked
+    assert pre.additional_context is None and pre.decision == "deny"
+    assert "must be empty or one JSON object" in pre.reason
 
 
 async def test_empty_output_and_empty_object_are_no_opinion(tmp_path: Path) -> None:
@@ -229,14 +230,17 @@ def test_parser_continue_false_stops_and_blocks() -> None:
     assert verdict.stop and verdict.block and verdict.stop_reason == "done"
 
 
-def test_parser_snake_case_wins_over_alias_and_tool_response_spellings() -> None:
+def test_parser_both_spellings_must_agree_and_tool_response_spellings() -> None:
     obj = {
-        "system_message": "snake",
-        "systemMessage": "camel",
+        "system_message": "same",
+        "systemMessage": "same",
         "hookSpecificOutput": {"updatedToolOutput": "", "summary": "s", "allowedTools": ["a", "b"]},
     }
     verdict = parse_hook_output_json(obj, "post_tool_use", CommandHookSpec(command="x"))
-    assert verdict.system_message == "snake"
+    assert verdict.system_message == "same"
+    disagree = {"hookSpecificOutput": {"permission_decision": "allow", "permissionDecision": "deny"}}
+    failed = parse_hook_output_json(disagree, "pre_tool_use", CommandHookSpec(command="x"))
+    assert failed.failed and "both given" in failed.error
     assert verdict.has_updated_tool_response and verdict.updated_tool_response == ""
     assert verdict.summary == "s" and verdict.allowed_tools == ("a", "b")
 

@@ -174,7 +174,7 @@ def test_contradictory_hook_output_order_does_not_matter(tmp_path: Path) -> None
 
 def test_docker_agent_adapter_keeps_a_hook_rewrite_made_under_the_alias_spelling(tmp_path: Path) -> None:
     from toolpolicy.adapters import HookOptions, handle
-    from toolpolicy.cli.hook_cmd import engine_factory
+    from toolpolicy.cli.hook_run import engine_factory
 
     rw = printing(
         tmp_path,

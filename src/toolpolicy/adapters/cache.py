@@ -16,15 +16,21 @@ compiled from source and the entry rewritten. `TOOLPOLICY_NO_CACHE=1` turns the 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import pickle
 import stat
 import sys
-import tempfile
 from collections.abc import Mapping
 from typing import Any
+
+try:  # the builtin SHA-256: `hashlib` loads OpenSSL, which costs the hook's cold start ~3 ms
+    from _sha256 import sha256 as _sha256  # CPython <= 3.11
+except ImportError:  # pragma: no cover - depends on the Python version
+    try:
+        from _sha2 import sha256 as _sha256  # CPython >= 3.12
+    except ImportError:
+        from hashlib import sha256 as _sha256
 
 MAGIC = b"toolpolicy-compiled-v1\n"
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
@@ -81,7 +87,7 @@ def _entry_path(directory: str, path: str, format: str | None, env: Mapping[str,
         str(path),
         env.get("HOME", "") or os.path.expanduser("~"),
     ]
-    key = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    key = _sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
     return os.path.join(directory, f"{key[:40]}.pickle")
 
 
@@ -90,7 +96,7 @@ def _package_fingerprint() -> str:
     from .. import __version__
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    digest = hashlib.sha256(__version__.encode())
+    digest = _sha256(__version__.encode())
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
         for name in sorted(filenames):
@@ -105,7 +111,7 @@ def _file_record(path: str) -> list[Any]:
     absolute = os.path.abspath(path)
     with open(absolute, "rb") as handle:
         info = os.fstat(handle.fileno())
-        digest = hashlib.sha256(handle.read()).hexdigest()
+        digest = _sha256(handle.read()).hexdigest()
     return [absolute, info.st_mtime_ns, info.st_size, digest]
 
 
@@ -183,6 +189,8 @@ def _write_entry(entry: str, policy: Any, path: str, before: list[Any]) -> None:
         return
     directory = os.path.dirname(entry)
     try:
+        import tempfile  # only when writing an entry
+
         fd, temp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".pickle")
     except OSError:
         return

@@ -1,18 +1,15 @@
 """The `policy` command line: a click group whose subcommands live one per module.
 
-Subcommands are imported only when invoked (`policy hook` runs once per tool call, so it must
-not pay for importing `check`, `fmt` or `diff`).
+Subcommands are imported only when invoked, and a well-formed `policy hook ...` (run once per tool
+call) does not import click at all: `main` parses its options with `fast_argv.parse_hook` and goes
+straight to `hook_run.answer`; everything else (and any `hook` command line the fast parser does not
+take) is click's, in `app.py`.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
 from typing import Any
-
-import click
-
-from .exit_codes import ExitCode
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("check_cmd", "check_command"),
@@ -31,38 +28,43 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp-proxy": ("mcp_proxy_cmd", "mcp_proxy_command"),
     "replay": ("replay_cmd", "replay_command"),
     "report": ("report_cmd", "report_command"),
+    "packs": ("packs_cmd", "packs_command"),
+    "explain-pack": ("packs_cmd", "explain_pack_command"),
 }
 
 
-class LazyGroup(click.Group):
-    """A group that imports a subcommand's module on first use."""
+def __getattr__(name: str) -> Any:  # `from toolpolicy.cli import cli` still works, lazily
+    if name in ("cli", "LazyGroup"):
+        from . import app
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        where = COMMANDS.get(cmd_name)
-        if where is None:
-            return None
-        module = importlib.import_module(f"{__name__}.{where[0]}")
-        command: Any = getattr(module, where[1])
-        return command
-
-
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="toolpolicy", prog_name="policy")
-def cli() -> None:
-    """toolpolicy: decide allow, ask or deny for AI agents' tool calls."""
+        return getattr(app, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the `policy` console script; never shows a traceback."""
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["hook"]:
+        import gc
+
+        gc.disable()  # one short-lived process per tool call: collecting costs more than it frees
+        from .fast_argv import parse_hook
+
+        parsed = parse_hook(args)
+        if parsed is not None:
+            from .hook_run import answer
+
+            answer(*parsed)  # raises SystemExit with the protocol's exit code
     try:
-        cli.main(args=argv, prog_name="policy", standalone_mode=True)
+        from .app import cli
+
+        cli.main(args=args, prog_name="policy", standalone_mode=True)
     except SystemExit:
         raise
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as exc:  # an internal error: one line, exit 123
-        click.echo(f"policy: internal error: {type(exc).__name__}: {exc}", err=True)
+        from .exit_codes import ExitCode
+
+        print(f"policy: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         sys.exit(ExitCode.INTERNAL)

@@ -8,11 +8,9 @@ from typing import Any
 import click
 
 from ..errors import PolicyError
+from .choices import FORMAT_CHOICES as FORMAT_CHOICES
 from .exit_codes import ExitCode
 from .output import render_error, use_colour
-
-FORMAT_CHOICES = ["toolpolicy", "claude-code", "docker-agent", "gemini", "codex", "agent-code"]
-FORMAT_CHOICES += ["cursor", "copilot", "cline", "roo-code", "windsurf", "factory"]
 
 
 def load_or_exit(path: str, fmt: str | None = None) -> Any:

@@ -1,83 +1,21 @@
 """`policy hook PROTOCOL --policy P`: be an agent's hook command (Claude Code, docker-agent, Gemini CLI,
-agent-code, Codex CLI), reading its hook JSON on stdin and answering in its exact contract.
+agent-code, Codex CLI, Cursor, Copilot CLI, Cline), reading its hook JSON on stdin and answering in its
+exact contract.
 
-The agent runs this once per tool call, so the path is kept light: the adapter modules, the
-compiled-policy cache and the engine are imported only when needed. Whatever happens (bad stdin,
-a policy that does not load, an internal error, even a bad flag) the answer fails closed in the
-agent's protocol: see `toolpolicy.adapters` and docs/agents.md.
+This module is the click face of the command (help, choices, errors); the work is `hook_run.answer`.
+The console script does not even import this module for a well-formed `policy hook` call:
+`toolpolicy.cli.main` parses the options itself (`fast_argv.py`) and calls `hook_run.answer`
+directly, so that the hook's cold start pays neither for click nor for anything else.
 """
 
 from __future__ import annotations
 
-import io
-import os
-import sys
-from typing import Any, BinaryIO
-
 import click
 
-from .common import FORMAT_CHOICES
+from .choices import FORMAT_CHOICES, MODE_CHOICES, PROTOCOL_CHOICES
+from .hook_run import HookArgs, answer, read_input, run_hook
 
-PROTOCOL_CHOICES = ["claude-code", "docker-agent", "gemini", "agent-code", "codex"]
-PROTOCOL_CHOICES += ["cursor", "copilot", "cline"]
-MODE_CHOICES = ["default", "yolo", "non_interactive", "auto_edit", "auto"]
-MAX_INPUT_BYTES = 16 * 1024 * 1024
-MAX_DRAIN_BYTES = 256 * 1024 * 1024  # what is read (and dropped) past the limit, so the agent's write ends
-
-
-def read_input(stream: BinaryIO, limit: int = MAX_INPUT_BYTES) -> tuple[str | None, str | None]:
-    """(text, None) or (None, why not): stdin as UTF-8, at most `limit` bytes.
-
-    An oversized input is still drained (up to a bound) before answering, so the agent does not
-    see a broken pipe instead of our answer.
-    """
-    chunks: list[bytes] = []
-    total = 0
-    while total <= limit + MAX_DRAIN_BYTES:
-        chunk = stream.read(1 << 16)
-        if not chunk:
-            break
-        total += len(chunk)
-        if total <= limit:
-            chunks.append(chunk)
-    if total > limit:
-        return _refused(f"over the {limit}-byte limit")
-    try:
-        return b"".join(chunks).decode("utf-8").removeprefix("\ufeff"), None
-    except UnicodeDecodeError as exc:
-        return _refused(f"not valid UTF-8 ({exc.reason} at byte {exc.start})")
-
-
-def _refused(why: str) -> tuple[None, str]:
-    return None, f"toolpolicy: bad hook input: {why}; the call is denied (fail-closed)"
-
-
-def engine_factory(policy_path: str, fmt: str | None, *, hooks: bool, log: str | None, cache: bool) -> Any:
-    """A factory building the Engine on demand (loading the policy may raise `PolicyError`)."""
-
-    def make(*, mode: str | None = None, session_id: str | None = None) -> Any:
-        from ..adapters.cache import load_policy_cached
-        from ..runtime.engine import Engine
-
-        policy = load_policy_cached(policy_path, format=fmt, enabled=cache)
-        return Engine(policy, mode=mode, hooks=hooks, log=log, session_id=session_id)
-
-    return make
-
-
-def run_hook(protocol: str, stream: BinaryIO, factory: Any, options: Any) -> Any:
-    """Read one hook input and answer it; never raises (any error is a fail-closed answer)."""
-    from .. import adapters
-
-    try:
-        text, problem = read_input(stream, options.max_input_chars)
-        if problem is not None or text is None:
-            return adapters.fail_closed(protocol, problem or "toolpolicy: no hook input")
-        return adapters.handle(protocol, text, factory, options=options)
-    except Exception as exc:  # INVARIANT: fail closed, never a traceback
-        from ..adapters._common import error_reason
-
-        return adapters.fail_closed(protocol, error_reason(exc))
+__all__ = ["hook_command", "read_input", "run_hook"]
 
 
 @click.command("hook")
@@ -159,71 +97,20 @@ def hook_command(
     Reads the agent's hook JSON on stdin, decides the call against the policy and prints the
     agent's own answer (JSON and/or exit code). Fails closed: any error denies the call.
     """
-    try:
-        from ..adapters import HookOptions
-
-        options = HookOptions(
-            mode=mode,
-            exit_2=exit_2,
-            ask_allows=ask_allows,
-            tool=tool,
-            env=dict(os.environ),
-            cwd=_cwd(),
-            max_input_chars=MAX_INPUT_BYTES,
-        )
-        factory = engine_factory(policy_path, fmt, hooks=not no_hooks, log=log_path, cache=not no_cache)
-        if server:  # the thin client (docs/serve.md), imported only when asked for
-            from functools import partial
-
-            from ..serve.client import answer_via_server
-
-            local = partial(run_hook, protocol, factory=factory, options=options)
-            result = answer_via_server(
-                server,
-                protocol,
-                _stdin(),
-                options,
-                local,
-                token_file=server_token_file,
-                timeout=server_timeout,
-            )
-        else:
-            result = run_hook(protocol, _stdin(), factory, options)
-    except Exception as exc:  # INVARIANT: even a broken install fails closed
-        result = _last_resort(protocol, exc)
-    _emit(result)
-
-
-def _stdin() -> BinaryIO:
-    stream = getattr(sys.stdin, "buffer", None)  # None when stdin is closed: an empty input, denied
-    return stream if stream is not None else io.BytesIO(b"")
-
-
-def _cwd() -> str | None:
-    try:
-        return os.getcwd()
-    except OSError:  # the directory was removed under us; the input's `cwd` may still name one
-        return None
-
-
-def _last_resort(protocol: str, exc: BaseException) -> Any:
-    reason = f"toolpolicy: internal error: {type(exc).__name__}: {exc}; the call is denied (fail-closed)"
-    try:
-        from .. import adapters
-
-        return adapters.fail_closed(protocol, reason)
-    except Exception:
-        from types import SimpleNamespace
-
-        return SimpleNamespace(exit_code=2, stdout="", stderr=reason + "\n")
-
-
-def _emit(result: Any) -> None:
-    for text, stream in ((result.stdout, sys.stdout), (result.stderr, sys.stderr)):
-        if text:
-            try:
-                stream.write(text)
-                stream.flush()
-            except (OSError, ValueError):  # the agent closed the pipe: the exit code still answers
-                pass
-    raise SystemExit(result.exit_code)
+    answer(
+        protocol,
+        HookArgs(
+            policy_path,
+            fmt,
+            mode,
+            exit_2,
+            ask_allows,
+            tool,
+            no_hooks,
+            log_path,
+            no_cache,
+            server,
+            server_token_file,
+            server_timeout,
+        ),
+    )

@@ -61,7 +61,7 @@ class Work:
 def error_at(doc: LocatedDoc, path: tuple[Any, ...], exc: ExprError) -> PolicyError:
     origin, exact = doc.origin(path)
     err = exc.locate(origin, exact=exact)
-    if exc.code in ("policy_primary_param", "policy_no_primary_arg", "policy_lint"):
+    if exc.code in ("policy_primary_param", "policy_no_primary_arg", "policy_lint", "policy_shell_param", "policy_param_unknown"):
         err.severity = "warning"
     return err
 
@@ -289,6 +289,10 @@ def _hook_group(work: Work, lp: LoadedPolicy, event: str, i: int, entry: Any) ->
         spec = _hook_spec(work, lp, (*path, "hooks", j), hook)
         if spec is not None:
             hooks.append(spec)
+    if matcher is not None:  # matchers see a tool under its canonical name and its aliases alike
+        from ..runtime.hooks.dispatch import with_aliases
+
+        matcher = with_aliases(matcher, work.profile.tool_aliases)
     return HookGroup(matcher, tuple(hooks), str(lp.located.loc(path))) if hooks else None
 
 

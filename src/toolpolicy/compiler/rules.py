@@ -18,6 +18,7 @@ from ..policies.profiles import Profile
 from ..runtime.compiled import Cond, ToolSpec
 from ..runtime.kinds import CompiledPattern
 from ..runtime.kinds.glob import GlobError, glob_to_regex, has_wildcard
+from ..runtime.pattern_set import nul_safe
 
 _PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):(.*)$", re.S)
 
@@ -123,7 +124,7 @@ def _colon_conds(perm: Permission, res: Resolver) -> tuple[Cond, ...]:
         except GlobError as exc:
             start = cond.value_span.start + exc.offset
             raise ExprError(f"invalid glob: {exc}", start, start + 1) from None
-        conds.append(Cond(cond.key, regex, False, not has_wildcard(cond.value), cond.value))
+        conds.append(_cond(cond.key, regex, False, not has_wildcard(cond.value), cond.value))
     return tuple(conds)
 
 
@@ -142,12 +143,18 @@ def _call_form_shapes(
     if spec_text in ("", "*"):
         return [RuleShape(names, globs, texts, ())]
     if not names:  # a glob tool part: compile the specifier for every kind; each tool uses its own
-        return [
+        shapes = [
             RuleShape(
                 names, globs, texts, (_kind_cond(kind, spec_text, spec_node.span.start, decision, res),)
             )
             for kind in KINDS
         ]
+        m = _PARAM.match(spec_text)
+        if m is not None:  # `mcp__db__*(sql:*DROP*)`: generic tools also read it as a parameter rule
+            key, value = m.group(1), m.group(2)
+            plain = _plain_cond(key, value, spec_node.span.start + len(key) + 1, res)
+            shapes.append(RuleShape(names, globs, texts, (plain._replace(kind="generic"),)))
+        return shapes
     shapes = []
     for name in names:  # covered tools may differ in kind and primary argument
         tspec = res.spec(name) or ToolSpec(name)
@@ -163,9 +170,59 @@ def _merge_same(shapes: list[RuleShape]) -> list[RuleShape]:
     return [RuleShape(tuple(t), (), (), c) for c, t in merged.items()]
 
 
+def param_reading(tspec: ToolSpec, spec: str) -> str:
+    """How `Tool(name:value)` is read for this tool, following Claude Code (SPEC 2.2):
+
+    * `"shell"`: on a shell tool `name:*` is Claude's legacy prefix form: `Bash(timeout:*)` is the
+      `timeout` command (`Bash(timeout *)`), never a rule on the `timeout` argument; other values
+      on a declared argument (`Bash(run_in_background:true)`) are parameter rules;
+    * `"param"`: a rule on the argument `name`: it is a declared argument of the tool, or the tool
+      has no primary argument (an MCP or undeclared tool: `mcp__db__query(sql:*DROP*)`);
+    * `"primary"`: otherwise (not `name:` shaped, `WebFetch(domain:...)`, an unknown name on a tool
+      with a primary argument): the whole specifier is a pattern on the primary argument.
+    """
+    m = _PARAM.match(spec)
+    if m is None:
+        return "primary"
+    key = m.group(1)
+    if tspec.kind == "shell":
+        return "param" if key in tspec.args and m.group(2) != "*" else "shell"
+    if tspec.kind == "url" and key == "domain":
+        return "primary"
+    if key in tspec.args or (tspec.kind == "generic" and tspec.arg is None):
+        return "param"
+    return "primary"
+
+
 def _spec_cond(tspec: ToolSpec, spec: str, offset: int, decision: str, res: Resolver) -> Cond:
     m = _PARAM.match(spec)
-    if m and m.group(1) in tspec.args and not (tspec.kind == "url" and m.group(1) == "domain"):
+    reading = param_reading(tspec, spec)
+    if m and reading == "shell" and m.group(1) in tspec.args:
+        key = m.group(1)
+        res.warnings.append(
+            ExprError(
+                f"`{tspec.name}({spec})` is read as a command (`{key}`), not as a rule on the `{key}` argument",
+                offset,
+                offset + len(key),
+                code="policy_shell_param",
+                help=f"Claude Code reads `{tspec.name}({key}:*)` as the `{key}` command; "
+                f"to match the argument write `{tspec.name}:{key}=GLOB`",
+            )
+        )
+    elif m and reading == "primary" and tspec.args and not (tspec.kind == "url" and m.group(1) == "domain"):
+        key = m.group(1)
+        if len(key) > 1:  # `C:` is a drive letter, not a parameter
+            res.warnings.append(
+                ExprError(
+                    f"`{tspec.name}` has no argument `{key}`: `{tspec.name}({spec})` is a pattern on `{tspec.arg}`",
+                    offset,
+                    offset + len(key),
+                    code="policy_param_unknown",
+                    help=f"its arguments are {', '.join(f'`{a}`' for a in tspec.args)}; "
+                    f"declare `{key}` under `tools: {{{tspec.name}: {{args: [...]}}}}` if the tool takes it",
+                )
+            )
+    if m and reading == "param":
         key, value = m.group(1), m.group(2)
         if key != tspec.arg:
             return _plain_cond(key, value, offset + len(key) + 1, res)
@@ -190,7 +247,7 @@ def _spec_cond(tspec: ToolSpec, spec: str, offset: int, decision: str, res: Reso
             )
         )
     pattern = _kind_pattern(tspec, spec, offset, decision, res)
-    return Cond(None, pattern.regex, tspec.kind != "generic", pattern.exact, spec)
+    return _cond(None, pattern.regex, tspec.kind != "generic", pattern.exact, spec)
 
 
 KINDS = ("shell", "path", "url", "generic")
@@ -199,7 +256,7 @@ KINDS = ("shell", "path", "url", "generic")
 def _kind_cond(kind: str, spec: str, offset: int, decision: str, res: Resolver) -> Cond:
     """A specifier compiled as `kind` would read it; it applies only to tools of that kind."""
     pattern = _kind_pattern(ToolSpec("*", kind), spec, offset, decision, res)
-    return Cond(None, pattern.regex, kind != "generic", pattern.exact, spec, kind)
+    return _cond(None, pattern.regex, kind != "generic", pattern.exact, spec, kind)
 
 
 def _kind_pattern(tspec: ToolSpec, spec: str, offset: int, decision: str, res: Resolver) -> CompiledPattern:
@@ -230,4 +287,11 @@ def _plain_cond(key: str | None, value: str, offset: int, res: Resolver) -> Cond
         regex = glob_to_regex(value, fold=res.fold)
     except GlobError as exc:
         raise ExprError(f"invalid glob: {exc}", offset + exc.offset, offset + exc.offset + 1) from None
-    return Cond(key, regex, False, not has_wildcard(value), value)
+    return _cond(key, regex, False, not has_wildcard(value), value)
+
+
+def _cond(
+    key: str | None, regex: str, kind_view: bool, exact: bool, source: str, kind: str | None = None
+) -> Cond:
+    """A `Cond` with its pattern-set form precomputed (so a hook's first decision does not)."""
+    return Cond(key, regex, kind_view, exact, source, kind, nul_safe(regex))

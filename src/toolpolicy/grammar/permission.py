@@ -6,6 +6,7 @@ Lark exceptions never leave this module: they become `ExprError`s located in the
 from __future__ import annotations
 
 import functools
+import re
 
 from ..source import Span
 from . import ExprError, get_parser
@@ -34,8 +35,49 @@ def parse_permission(text: str) -> Permission:
             len(text),
             help="remove the spaces around the expression",
         )
+    fast = _parse_regular(text)
+    if fast is not None:
+        return fast
     tree = _parse_tree(text)
     return _build(tree, text)
+
+
+# The grammar is regular (its tokens are regexes and no rule nests), so one regex decides whether
+# an expression is well formed and splits it exactly as the LALR parser does; Lark then only runs
+# for expressions this does not take, to report the located error. `tests/test_permission_parse.py`
+# checks on generated expressions that both give the same tree (or both refuse).
+# Possessive (`++`, `*+`): a token is what its regex matches greedily, as Lark's lexer takes it,
+# and nothing is retried, so a malformed expression fails in linear time.
+_TOOL = r"(?:[^\s:()|]++|:(?![A-Za-z0-9_]+=))++"
+_COND_VALUE = r"(?:[^:]++|:(?![A-Za-z0-9_]+=))*+"
+_REGULAR = re.compile(
+    rf"(?P<tools>{_TOOL}(?:\|{_TOOL})*)"
+    rf"(?:(?P<call>\((?s:.*)\))|(?P<conds>(?::[A-Za-z0-9_]+={_COND_VALUE})*))\Z"
+)
+_CONDITION = re.compile(rf":(?P<key>[A-Za-z0-9_]+)=(?P<value>{_COND_VALUE})")
+
+
+def _parse_regular(text: str) -> Permission | None:
+    """The expression's tree without Lark, or None when it is malformed (Lark reports it)."""
+    m = _REGULAR.match(text)
+    if m is None:
+        return None
+    tools: list[ToolPattern] = []
+    start = 0
+    for name in m.group("tools").split("|"):
+        tools.append(ToolPattern(name, Span(start, start + len(name))))
+        start += len(name) + 1
+    call: CallSpec | None = None
+    conditions: list[Condition] = []
+    if m.group("call") is not None:
+        a, b = m.span("call")
+        call = CallSpec(text[a + 1 : b - 1], Span(a + 1, b - 1))
+    else:
+        a, b = m.span("conds")
+        for c in _CONDITION.finditer(text, a, b):
+            vs, ve = c.span("value")
+            conditions.append(Condition(c.group("key"), c.group("value"), Span(c.start(), ve), Span(vs, ve)))
+    return Permission(tuple(tools), tuple(conditions), call, text, Span(0, len(text)))
 
 
 def _parse_tree(text: str):  # type: ignore[no-untyped-def]

@@ -17,6 +17,8 @@ from pydantic import ValidationError
 from ..errors import PolicyError, PolicyErrors, did_you_mean
 from ..source import Location, Source, Span
 from .located import LocatedDoc, load_text
+from .packs import PREFIX as PACK_PREFIX
+from .packs import is_pack_ref, known_packs, pack_path
 from .schema import PolicyDocument
 
 MAX_EXTENDS_DEPTH = 16
@@ -71,10 +73,19 @@ def read_source(path: str | os.PathLike[str]) -> Source:
     return Source(str(path), text)
 
 
-def load_native(source: Source, *, base_dir: str | None = None, _chain: tuple[str, ...] = ()) -> LoadedPolicy:
-    """Parse and validate one native policy text, then load and merge what it `extends`."""
+def load_native(
+    source: Source, *, base_dir: str | None = None, _chain: tuple[str, ...] = (), _as_pack: bool = False
+) -> LoadedPolicy:
+    """Parse and validate one native policy text, then load and merge what it `extends`.
+
+    A bundled pack loaded through `extends: ["pack:NAME"]` keeps its rules but not its `tests:`:
+    they describe the pack alone (checked by the project's suite and `policy packs NAME --test`),
+    and would fail under the extending policy's own rules and default.
+    """
     located = load_text(source, syntax_of(source.name))
     document = validate(located)
+    if _as_pack and document.tests:
+        document = document.model_copy(update={"tests": []})
     base = (
         base_dir or os.path.dirname(os.path.abspath(source.name))
         if source.name[:1] != "<"
@@ -214,7 +225,25 @@ def _load_extends(loaded: LoadedPolicy, chain: tuple[str, ...]) -> list[LoadedPo
     errors: list[PolicyError] = []
     for i, ref in enumerate(loaded.document.extends):
         loc = loaded.located.loc(("extends", i))
-        target = os.path.abspath(os.path.join(loaded.base_dir, os.path.expanduser(ref)))
+        as_pack = is_pack_ref(ref)
+        if as_pack:
+            found = pack_path(ref[len(PACK_PREFIX) :])
+            if found is None:
+                names = [f"{PACK_PREFIX}{p.name}" for p in known_packs()]
+                hint = did_you_mean(ref, names)
+                listing = "the bundled packs are " + ", ".join(f"`{n}`" for n in names)
+                errors.append(
+                    PolicyError(
+                        f"unknown pack `{ref}`",
+                        code="policy_unknown_pack",
+                        location=loc,
+                        help=f"{hint + ' ' if hint else ''}{listing} (`policy packs` describes them)",
+                    )
+                )
+                continue
+            target = str(found)
+        else:
+            target = os.path.abspath(os.path.join(loaded.base_dir, os.path.expanduser(ref)))
         if target in chain:
             errors.append(
                 PolicyError(
@@ -234,7 +263,7 @@ def _load_extends(loaded: LoadedPolicy, chain: tuple[str, ...]) -> list[LoadedPo
             )
             continue
         try:
-            parents.append(load_native(read_source(target), _chain=chain))
+            parents.append(load_native(read_source(target), _chain=chain, _as_pack=as_pack))
         except PolicyError as exc:
             if exc.code == "policy_io_error":
                 errors.append(PolicyError(exc.message, code=exc.code, location=loc))

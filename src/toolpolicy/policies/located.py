@@ -99,6 +99,10 @@ def _nesting_error(source: Source, offset: int, what: str) -> None:
 
 def load_yaml(source: Source) -> LocatedDoc:
     """Parse YAML 1.2 (JSON included) keeping every scalar's position; duplicate keys are errors."""
+    from .located_json import load_json_located
+
+    if load_json_located(located := LocatedDoc(source, None), MAX_DEPTH, MAX_NODES) is not None:
+        return located  # plain JSON, read by the C scanner (see located_json.py)
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 

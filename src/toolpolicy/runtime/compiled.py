@@ -7,7 +7,7 @@ here: regex strings and the `when` AST (rebuilding the closures needs neither La
 
 from __future__ import annotations
 
-import threading
+from _thread import allocate_lock  # threading itself costs the hook's cold start
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:  # hooks are imported only by policies that have some (pickle finds the module)
@@ -40,6 +40,7 @@ class Cond(NamedTuple):
     exact: bool
     source: str
     kind: str | None = None  # only for tools of this kind (a specifier on a glob tool part)
+    set_regex: str | None = None  # `pattern_set.nul_safe(regex)`, done at compile time (cold start)
 
 
 class CompiledRule(NamedTuple):
@@ -139,7 +140,7 @@ class CompiledPolicy:
         init(self, "sources", sources)
         init(self, "commands", commands)  # command knowledge (kinds.shell_knowledge.Table); None: bundled
         init(self, "_lazy", {})
-        init(self, "_lock", threading.Lock())
+        init(self, "_lock", allocate_lock())
 
     def __repr__(self) -> str:
         return f"CompiledPolicy(name={self.name!r}, digest={self.digest[:12]!r}, rules={len(self.rules)})"
@@ -176,7 +177,7 @@ class CompiledPolicy:
         for k, v in state.items():
             object.__setattr__(self, k, v)
         object.__setattr__(self, "_lazy", {})
-        object.__setattr__(self, "_lock", threading.Lock())
+        object.__setattr__(self, "_lock", allocate_lock())
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"CompiledPolicy is immutable: cannot set `{name}`")

@@ -18,17 +18,14 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-import uuid
 from collections.abc import Generator, Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule
 from .decision import Decision
 from .evaluate import indexed_rules
 from .fastpath import Where, decide_fast
-from .hooks.types import HookResult
 from .plan import plans
-from .reference import reference_rules
 from .rules import (
     DEFAULT_MAX_ARGS,
     PreparedCall,
@@ -37,6 +34,9 @@ from .rules import (
     resolve_paths,
     when_env,
 )
+
+if TYPE_CHECKING:  # imported where used: hooks and the reference interpreter are off the hook's cold path
+    from .hooks.types import HookResult
 
 MODES = ("default", "yolo", "non_interactive", "auto_edit")
 DECISIONS = ("allow", "ask", "deny")
@@ -48,7 +48,7 @@ class HookRequest(NamedTuple):
     tool: str | None
 
 
-Flow = Generator[HookRequest, HookResult, Decision]
+Flow = Generator[HookRequest, "HookResult", Decision]
 
 
 class Engine:
@@ -89,7 +89,7 @@ class Engine:
         self.reference = reference
         self.explain = explain
         self.max_args_chars = max_args_chars
-        self.session_id = session_id or str(uuid.uuid4())
+        self.session_id = session_id or _uuid4()
         self._runner: Any = None
         self._log = _open_log(log)
         self._tracker: Any = None
@@ -361,9 +361,7 @@ class Engine:
             "cwd": call.cwd,
             "hook_event_name": event,
             "tool_name": call.raw_tool,
-            "tool_use_id": str(
-                (call._context_in or {}).get("tool_use_id") or f"toolu_{uuid.uuid4().hex[:16]}"
-            ),
+            "tool_use_id": str((call._context_in or {}).get("tool_use_id") or f"toolu_{os.urandom(8).hex()}"),
             "tool_input": dict(call.raw_args) if isinstance(call.raw_args, dict) else {},
         }
         result = yield HookRequest(event, payload, call.raw_tool)
@@ -380,11 +378,15 @@ class Engine:
         when_eval = self._when_eval(call)
         collect = collect or self.explain
         if self.reference:
+            from .reference import reference_rules
+
             verdict = reference_rules(self.policy, call, when_eval)
         else:
             verdict = indexed_rules(self.policy, call, when_eval, collect=collect)
         if verdict.decision != "deny" and resolve_paths(call):
             if self.reference:
+                from .reference import reference_rules
+
                 return reference_rules(self.policy, call, when_eval)
             return indexed_rules(self.policy, call, when_eval, collect=collect)
         return verdict
@@ -473,12 +475,16 @@ class Engine:
     async def _run_hooks(self, request: HookRequest) -> HookResult:
         groups = self.policy.hooks.get(request.event, ()) if self.hooks_enabled else ()
         if not groups:
+            from .hooks.types import HookResult
+
             return HookResult(request.event)
         return await self._get_runner().run(request.event, groups, request.payload, tool_name=request.tool)
 
     def _run_hooks_sync(self, request: HookRequest) -> HookResult:
         groups = self.policy.hooks.get(request.event, ()) if self.hooks_enabled else ()
         if not groups:
+            from .hooks.types import HookResult
+
             return HookResult(request.event)
         return self._get_runner().run_sync(request.event, groups, request.payload, tool_name=request.tool)
 
@@ -487,7 +493,7 @@ class Engine:
     def denials(self) -> Any:
         """The denial tracker: denials counted per (session, tool)."""
         if self._tracker is None:
-            from .log import DenialTracker
+            from .denials import DenialTracker
 
             self._tracker = DenialTracker()
         return self._tracker
@@ -645,3 +651,12 @@ def _check_writes(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> R
     from .shell_targets import check_targets
 
     return check_targets(engine, call, verdict)
+
+
+def _uuid4() -> str:
+    """A random (version 4) UUID string, without importing `uuid` (it imports `platform`)."""
+    b = bytearray(os.urandom(16))
+    b[6] = b[6] & 0x0F | 0x40
+    b[8] = b[8] & 0x3F | 0x80
+    h = b.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"

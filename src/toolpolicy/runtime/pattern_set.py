@@ -102,8 +102,11 @@ class PatternSet:
 
     __slots__ = ("_full", "_match", "_patterns", "_sides", "slow")
 
-    def __init__(self, patterns: Sequence[tuple[str, str]]) -> None:
-        """`patterns`: (side, regex) pairs, side ALLOW or DENY; ids are positions in this list."""
+    def __init__(self, patterns: Sequence[tuple[str, str]], safe: Sequence[str | None] = ()) -> None:
+        """`patterns`: (side, regex) pairs, side ALLOW or DENY; ids are positions in this list.
+
+        `safe[i]`, when given, is `nul_safe` of pattern i's regex (the compiler stores it).
+        """
         self._patterns = [regex for _, regex in patterns]
         self._sides = [side for side, _ in patterns]
         self.slow = any(_has_nul(regex) for regex in self._patterns)
@@ -111,8 +114,8 @@ class PatternSet:
         self._match: Any = None
         if not self.slow:
             s = re2.Set.SearchSet(_OPTIONS)
-            for side, regex in patterns:
-                s.Add(SEP + side + nul_safe(regex) + SEP)
+            for i, (side, regex) in enumerate(patterns):
+                s.Add(SEP + side + ((safe[i] if i < len(safe) else None) or nul_safe(regex)) + SEP)
             s.Compile()
             self._match = s._set.Match
 

@@ -186,6 +186,7 @@ def build_plan(policy: CompiledPolicy, index: Index, tool: str, mode: str) -> To
             continue  # a specifier compiled for another kind: it can never hold here
         rules.append(rule)
     groups: dict[str, list[tuple[str, str, Entry]]] = {}
+    safe: dict[str, list[str | None]] = {}  # per group: the regexes' `nul_safe` forms, if compiled
     for p, rule in enumerate(rules):
         allow = rule.decision == "allow"
         for cond in rule.conds:
@@ -197,6 +198,7 @@ def build_plan(policy: CompiledPolicy, index: Index, tool: str, mode: str) -> To
                 continue  # an allow on "any argument" never matches (it stays incomplete)
             side = ALLOW if allow else DENY
             groups.setdefault(key, []).append((side, cond.regex, Entry(p, allow, cond.exact)))
+            safe.setdefault(key, []).append(cond.set_regex)
     plan = ToolPlan(
         raw=tool,
         tool=tool,
@@ -209,7 +211,7 @@ def build_plan(policy: CompiledPolicy, index: Index, tool: str, mode: str) -> To
         has_when=any(r.when is not None for r in rules),
     )
     for key, entries in groups.items():
-        pset = PatternSet([(side, regex) for side, regex, _ in entries])
+        pset = PatternSet([(side, regex) for side, regex, _ in entries], safe[key])
         ents = tuple(e for _, _, e in entries)
         if key == spec.arg:
             plan.primary, plan.primary_entries = pset, ents

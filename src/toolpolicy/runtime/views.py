@@ -15,12 +15,31 @@ import functools
 import json
 import math
 import re
-import shlex
 import unicodedata
 from json.encoder import py_encode_basestring
 from typing import Any
 
-from .kinds import ArgView, Rendered, Unit, path, shell, simple_view, url
+from .kinds import ArgView, Rendered, Unit, path, shell, simple_view
+
+
+class _LazyKind:
+    """A kind module imported on first use: the URL kind (ipaddress, urllib) stays off the cold
+    start of a hook that decides a shell command."""
+
+    __slots__ = ("_module", "_name")
+
+    def __init__(self, name: str) -> None:
+        self._name, self._module = name, None
+
+    def __getattr__(self, attr: str) -> Any:
+        if self._module is None:
+            import importlib
+
+            self._module = importlib.import_module(f".kinds.{self._name}", __package__)
+        return getattr(self._module, attr)
+
+
+url: Any = _LazyKind("url")
 
 MAX_VALUE_CHARS = 1 << 20  # a plain value larger than this is never allowed by a pattern
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -109,6 +128,8 @@ class _Token:
 def shell_text(value: Any) -> str | None:
     """A shell-kind value: a string, or a word list (Codex argv) joined with POSIX quoting."""
     if isinstance(value, list) and value and all(isinstance(w, str) for w in value):
+        import shlex  # only for word lists (Codex argv)
+
         return clean(shlex.join(value))
     return to_text(value)
 
@@ -190,3 +211,14 @@ def _plain_text_view(value: str) -> ArgView:
     if len(text) > MAX_VALUE_CHARS:
         return oversize_view(text)
     return simple_view(text)
+
+
+def clear_memos() -> None:
+    """Empty every per-text memo of the views (shell commands, paths, URLs, plain texts).
+
+    For benchmarks and tests that must see a text decided cold; decisions never depend on it.
+    """
+    _url_view.cache_clear()
+    _plain_text_view.cache_clear()
+    for memoised in (shell._view_text, path._lexical_cached):
+        memoised.cache_clear()

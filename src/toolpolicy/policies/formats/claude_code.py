@@ -332,8 +332,8 @@ def _with_spec(tool: str, spec: str, decision: str) -> tuple[str | None, tuple[s
 def _param_rule(tool: str, spec: str) -> str | None:
     """The parameter name if `spec` is a `param:value` rule for this tool, else None."""
     m = _PARAM_RE.fullmatch(spec)
-    if not m or (tool == "Bash" and spec.endswith(":*") and m.group(1) not in _known_args(tool)):
-        return None
+    if not m or (tool == "Bash" and m.group(2) == "*"):
+        return None  # `Bash(timeout:*)` is Claude's legacy prefix form: the `timeout` command
     if tool == "WebFetch" and m.group(1) == "domain":
         return None
     name = m.group(1)

@@ -19,6 +19,7 @@ import copy
 import dataclasses
 import functools
 import os
+import re
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -77,6 +78,25 @@ def matcher_matches(matcher: str | None, tool_name: str) -> bool:
         return _compile_matcher(matcher)(tool_name)
     except TimeoutError:
         raise MatcherError(f"matcher `{matcher}` timed out on `{tool_name}`") from None
+
+
+def with_aliases(matcher: str | None, aliases: Mapping[str, str]) -> str | None:
+    """The matcher widened so it sees a tool under every name the rules give it (compile time).
+
+    Rules see the canonical name (`Task` -> `Agent`); an agent may send either. A matcher that
+    accepts one name of an alias pair also accepts the other, so `Agent` selects `Task` calls and
+    `Task` selects `Agent` calls, as the rules do.
+    """
+    if matcher is None or matcher in ("", "*") or not aliases:
+        return matcher
+    extra: list[str] = []
+    for alias, canonical in aliases.items():
+        pair = (alias, canonical)
+        if any(matcher_matches(matcher, name) for name in pair):
+            extra.extend(name for name in pair if not matcher_matches(matcher, name))
+    if not extra:
+        return matcher
+    return f"(?:{matcher})|" + "|".join(re.escape(name) for name in dict.fromkeys(extra))
 
 
 # --- the runner ------------------------------------------------------------------------------

@@ -245,16 +245,31 @@ def _decode_object(text: str) -> list[tuple[str, Any]]:
 
 
 def _field(pairs: list[tuple[str, Any]], name: str) -> str:
-    """Go's encoding/json: key names match case-insensitively and the last match wins."""
-    value: Any = None
-    for key, item in pairs:
-        if key.lower() == name:
-            value = item
-    if value is None:
+    """Go's encoding/json matches key names case-insensitively, and its last match wins; a reply
+    that repeats `decision` with different verdicts is read as the strictest of them instead
+    (`{"decision":"deny","decision":"allow"}` is a deny, never the allow an injection appended)."""
+    values: list[Any] = [item for key, item in pairs if key.lower() == name]
+    for value in values:
+        if value is not None and not isinstance(value, str):
+            raise ModelHookError(f"model judge failed: `{name}` in the reply is not a string")
+    texts = [v for v in values if v is not None]
+    if not texts:
         return ""
-    if not isinstance(value, str):
-        raise ModelHookError(f"model judge failed: `{name}` in the reply is not a string")
-    return value
+    if name == "decision" and len({t.strip().lower() for t in texts}) > 1:
+        return _strictest(texts)
+    return str(texts[-1])
+
+
+_STRICTNESS = ("allow", "ask", "deny")
+
+
+def _strictest(texts: list[str]) -> str:
+    """The strictest of repeated decisions; any value that is not a decision is a failure."""
+    verdicts = [t.strip().lower() for t in texts]
+    bad = [v for v in verdicts if v not in _STRICTNESS]
+    if bad:
+        raise ModelHookError(f"model judge failed: invalid decision `{bad[0][:40]}` (want allow, ask or deny)")
+    return max(verdicts, key=_STRICTNESS.index)
 
 
 def _excerpt(text: str, limit: int = 120) -> str:

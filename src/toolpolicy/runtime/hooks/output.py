@@ -6,7 +6,9 @@ event (deny, warning, ignored) is decided later, in `merge.py`.
 
 Keys are accepted in snake_case and in Claude Code's camelCase. Anything malformed is a failure,
 never "no opinion": an invalid decision, a non-object `updated_input`, trailing text after the JSON
-object. Unknown keys are ignored (both anchors do so).
+object, a key given twice (or under both spellings with different values), and on deciding events
+any non-blank output that is not a JSON object (see `parse_command_output`). Unknown keys are
+ignored (both anchors do so).
 """
 
 from __future__ import annotations
@@ -94,7 +96,9 @@ def failed_verdict(
 def parse_command_output(spec: HookSpec, event: str, exit_code: int, stdout: str, stderr: str) -> HookVerdict:
     """Turn a finished command's exit code and output into a verdict (SPEC 5.3).
 
-    exit 0: JSON output when stdout starts with `{`, else plain text (context on context events);
+    exit 0: JSON output when stdout starts with `{`; on deciding events (`tool_guard`,
+    `pre_tool_use`, `permission_request`) anything else that is not blank is a failure (a BOM,
+    an ANSI escape, `deny`, a JSON array), elsewhere plain text (context on context events);
     exit 2: block, reason = trimmed stderr, stdout ignored; anything else (a negative code is a
     signal): failure.
     """
@@ -110,9 +114,12 @@ def parse_command_output(spec: HookSpec, event: str, exit_code: int, stdout: str
             stderr=stderr,
             exit_code=exit_code,
         )
-    text = stdout.strip()
-    if text.startswith("{"):
+    text = stdout.strip(_JSON_SPACE)
+    contract = get_contract(event)
+    if text.startswith("{") or (text and contract.decides):
         try:
+            if not text.startswith("{"):
+                raise OutputError(_not_json(text))
             obj = _decode_one_object(text)
             verdict = parse_hook_output_json(obj, event, spec, strict=True)
         except OutputError as exc:
@@ -123,7 +130,7 @@ def parse_command_output(spec: HookSpec, event: str, exit_code: int, stdout: str
         verdict.exit_code = 0
         return verdict
     verdict = HookVerdict(hook=spec, exit_code=0)
-    if text and get_contract(event).takes_context:
+    if text and contract.takes_context:
         verdict.additional_context = text
     return verdict
 
@@ -144,20 +151,52 @@ def _exit_error(spec: HookSpec, code: int, stdout: str, stderr: str) -> str:
     return f'hook "{hook_label(spec)}" {what}' + (f": {detail}" if detail else "")
 
 
+# JSON's own whitespace (RFC 8259). Nothing else is skipped before the object: a byte-order mark,
+# an ANSI escape, a NUL or an undecodable byte (U+FFFD after decoding) makes the output garbage.
+_JSON_SPACE = " \t\r\n"
+
+
+def _not_json(text: str) -> str:
+    """Why exit-0 output on a deciding event is refused: it must be empty or one JSON object."""
+    first = text[0]
+    if first == "\ufeff":
+        what = "starts with a byte-order mark"
+    elif first == "[":
+        what = "is a JSON array"
+    elif first == "\ufffd":
+        what = "starts with bytes that are not UTF-8"
+    elif not first.isprintable():
+        what = f"starts with the control character U+{ord(first):04X}"
+    else:
+        what = f"is not a JSON object: {_show(first_line(text) or text)}"
+    return f"output on a deciding event must be empty or one JSON object; it {what}"
+
+
 def _reject_constant(name: str) -> Any:
     raise OutputError(f"invalid JSON output: `{name}` is not JSON")
 
 
 def _decode_one_object(text: str) -> Any:
     """Exactly one JSON value; trailing text (a second object, a log line) is an error."""
-    decoder = json.JSONDecoder(parse_constant=_reject_constant)
+    decoder = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
     try:
         obj, end = decoder.raw_decode(text)
     except json.JSONDecodeError as exc:
         raise OutputError(f"invalid JSON output: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    if text[end:].strip():
+    if text[end:].strip(_JSON_SPACE):
         raise OutputError("unexpected text after the JSON output object")
     return obj
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A key given twice is refused: `{"decision":"block","decision":"approve"}` has no one reading
+    (Python and JavaScript take the last, others the first), so it is a failure, never the last."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise OutputError(f"invalid JSON output: the key `{key}` appears twice")
+        out[key] = value
+    return out
 
 
 def parse_hook_output_json(
@@ -193,10 +232,13 @@ def _parse_output(obj: Any, event: str, hook: HookSpec | None) -> HookVerdict:
 
 
 def _pick(obj: Mapping[str, Any], aliases: Mapping[str, str]) -> dict[str, Any]:
-    """Known keys under their snake_case name; the snake_case spelling wins over the alias."""
+    """Known keys under their snake_case name; both spellings with different values (a
+    `permission_decision` and a `permissionDecision` that disagree) are a failure."""
     out: dict[str, Any] = {}
     for snake, camel in aliases.items():
         if snake in obj:
+            if camel != snake and camel in obj and obj[camel] != obj[snake]:
+                raise OutputError(f"`{snake}` and `{camel}` are both given, with different values")
             out[snake] = obj[snake]
         elif camel in obj:
             out[snake] = obj[camel]

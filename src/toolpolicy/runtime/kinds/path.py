@@ -477,9 +477,16 @@ def symlink_free(path: str) -> bool:
     first symlink, and with ENOENT/ENOTDIR at a missing component before reaching any (nothing
     below a missing directory can be a link). A path with `..` always takes the full walk.
     """
-    if ".." in path or _OPENAT2 is None:
+    probe = _OPENAT2[0] if _OPENAT2 else _first_probe()
+    if ".." in path or probe is None:
         return False
-    return _OPENAT2(path)
+    return probe(path)
+
+
+def _first_probe() -> Callable[[str], bool] | None:
+    """Build the probe on first use (ctypes costs the hook's cold start ~3 ms when imported early)."""
+    _OPENAT2.append(_openat2_probe())
+    return _OPENAT2[0]
 
 
 def _openat2_probe() -> Callable[[str], bool] | None:
@@ -515,7 +522,7 @@ def _openat2_probe() -> Callable[[str], bool] | None:
 
 
 _SYS_OPENAT2 = 437  # the same number on every Linux architecture (added in 5.6)
-_OPENAT2 = _openat2_probe()
+_OPENAT2: list[Callable[[str], bool] | None] = []  # [probe] once built
 
 
 def _real_cwd(cwd: str) -> str:

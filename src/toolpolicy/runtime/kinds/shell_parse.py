@@ -29,10 +29,11 @@ the caller then treats the text as opaque (never allowed, denied by any piece of
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from typing import Any, NamedTuple
 
-import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
 from .shell_words import (
@@ -64,7 +65,40 @@ _WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _READ_OPS = frozenset({"<", "<>"})
 NON_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 
-_PARSER = Parser(Language(tree_sitter_bash.language()))
+
+def _bash_language() -> object:
+    """tree-sitter-bash's language object, loaded from its extension module directly.
+
+    `import tree_sitter_bash` runs the package's `__init__`, which imports `importlib.resources`
+    (~4-10 ms of the hook's cold start) for query files we never use; the extension module alone
+    is what `tree_sitter_bash.language()` calls. Falls back to the package import.
+    """
+    loaded = sys.modules.get("tree_sitter_bash")
+    if loaded is None:
+        try:
+            from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader
+            from importlib.util import find_spec, module_from_spec, spec_from_file_location
+
+            package = find_spec("tree_sitter_bash")
+            where = package.submodule_search_locations if package else None
+            for directory in where or ():
+                for suffix in EXTENSION_SUFFIXES:
+                    path = os.path.join(directory, "_binding" + suffix)
+                    if os.path.isfile(path):
+                        loader = ExtensionFileLoader("tree_sitter_bash._binding", path)
+                        spec = spec_from_file_location(loader.name, path, loader=loader)
+                        if spec is not None:
+                            module = module_from_spec(spec)
+                            loader.exec_module(module)
+                            return module.language()
+        except (ImportError, OSError, AttributeError):
+            pass
+    import tree_sitter_bash
+
+    return tree_sitter_bash.language()
+
+
+_PARSER = Parser(Language(_bash_language()))
 
 
 class StdinText(NamedTuple):

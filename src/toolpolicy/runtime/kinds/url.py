@@ -41,11 +41,6 @@ from urllib.parse import unquote, urlsplit
 from . import TAG_HOST, ArgView, CompiledPattern, Rendered, Unit
 from .glob import GlobError, glob_to_regex, has_wildcard
 
-try:  # UTS 46, what browsers use; optional (falls back to the stdlib's IDNA 2003 codec)
-    import idna as _idna
-except ImportError:  # pragma: no cover - depends on the environment
-    _idna = None
-
 MAX_URL = 65536  # longer values are never allowed (their host still serves deny)
 _MAX_HOST = 1024  # longer hosts are invalid (DNS names stop at 253 characters)
 _HTTP = frozenset({"http", "https"})
@@ -160,7 +155,9 @@ def _ascii_forms_cached(host: str) -> frozenset[str | None]:
 
 
 def _uts46(host: str) -> str | None:
-    if _idna is None:
+    try:  # UTS 46, what browsers use; optional (falls back to the stdlib's IDNA 2003 codec).
+        import idna as _idna  # imported on the first non-ASCII host only (cold start)
+    except ImportError:  # pragma: no cover - depends on the environment
         return _idna2003(host)
     try:
         return _idna.encode(host, uts46=True, transitional=False).decode("ascii")
