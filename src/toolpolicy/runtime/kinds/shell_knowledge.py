@@ -23,9 +23,9 @@ Everything here is linear in the number of words; the only loops are over the wo
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any, NamedTuple
 
 __all__ = [
@@ -263,7 +263,18 @@ def build_table(entries: Mapping[str, Mapping[str, Any]], digest: str) -> Table:
     return Table(flat, digest)
 
 
-BUNDLED_PATH = Path(__file__).resolve().parents[2] / "policies" / "commands.yaml"
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_BUNDLED = os.path.join(_PACKAGE, "policies", "commands.yaml")
+
+
+def __getattr__(name: str) -> Any:  # `BUNDLED_PATH` as a Path, without importing pathlib on the hook's path
+    if name == "BUNDLED_PATH":
+        from pathlib import Path
+
+        return Path(_BUNDLED)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _bundled: list[Table] = []
 
 
@@ -278,7 +289,9 @@ def bundled_entries() -> dict[str, Any]:
     import yaml  # only here: compiled policies carry their table, so `policy hook` never reads YAML
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    data = yaml.load(BUNDLED_PATH.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506 - a safe loader
+    with open(_BUNDLED, encoding="utf-8") as handle:
+        text = handle.read()
+    data = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
     return dict(data["commands"])
 
 
