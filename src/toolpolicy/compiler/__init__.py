@@ -72,4 +72,43 @@ def _build(work: Work) -> CompiledPolicy:
         tests=tuple(work.tests),
         warnings=tuple(str(w) for w in work.errors.warnings),
         sources=tuple(lp.located.source.name for lp in work.chain),
+        commands=_commands(work),
     )
+
+
+def _commands(work: Work) -> object:
+    """The command knowledge: the bundled entries, then each document's (parents first) on top.
+
+    A policy's entry for a program adds options to the bundled entry (its spellings win) and
+    replaces the other keys it sets.
+    """
+    import hashlib
+    import json
+
+    from ..runtime.kinds.shell_knowledge import build_table, bundled, bundled_entries
+
+    own: dict[str, dict[str, object]] = {}
+    for lp in work.chain:
+        for names, decl in lp.document.commands.items():
+            body = decl.model_dump(exclude_unset=True)
+            for name in names.replace(",", " ").split():
+                own[name] = body
+    if not own:
+        return bundled()
+    entries = {name: dict(body) for name, body in _flat(bundled_entries()).items()}
+    for name, body in own.items():
+        base = entries.get(name, {})
+        merged = {**base, **body}
+        if "options" in base and "options" in body:
+            merged["options"] = {**base["options"], **body["options"]}  # type: ignore[dict-item]
+        entries[name] = merged
+    digest = hashlib.sha256(json.dumps(own, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return build_table(entries, digest)
+
+
+def _flat(entries: dict[str, object]) -> dict[str, dict[str, object]]:
+    out: dict[str, dict[str, object]] = {}
+    for names, body in entries.items():
+        for name in names.replace(",", " ").split():
+            out[name] = body  # type: ignore[assignment]
+    return out

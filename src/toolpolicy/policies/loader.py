@@ -177,15 +177,18 @@ def _allowed_keys(path: tuple[Any, ...], located: LocatedDoc) -> list[str]:
 
     model: Any = schema.PolicyDocument
     node: Any = located.data
+    keyed = False  # the previous field is a mapping: this part is one of its keys
     for part in path[:-1]:
         try:
             node = node[part]
         except (KeyError, IndexError, TypeError):
             node = None
-        if isinstance(part, int):
+        if isinstance(part, int) or keyed:
+            keyed = False
             continue
         field_ = model.model_fields.get(part) if model else None
         model = _model_of(field_.annotation, node) if field_ else None
+        keyed = field_ is not None and str(field_.annotation).startswith("dict[")
     if model is None:
         return []
     return [f.alias or name for name, f in model.model_fields.items()]

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..vocabulary import POLICY_MODES, Effect, GlobCase, Mode
+from ..vocabulary import POLICY_MODES, GlobCase, Mode
+from ..vocabulary import Effect as Verdict  # `Effect` below names a command's side effects
 
 # The Literals are derived from `toolpolicy.vocabulary` (the static spellings are for type checkers;
 # tests/test_vocabulary.py checks that the two agree).
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     RuleMode = Literal["default", "yolo", "non_interactive", "auto_edit"]
     GlobCaseName = Literal["sensitive", "insensitive"]
 else:
-    DecisionName = Literal[tuple(e.value for e in Effect)]
+    DecisionName = Literal[tuple(e.value for e in Verdict)]
     ModeName = Literal[tuple(m.value for m in POLICY_MODES)]
     RuleMode = Literal[tuple(m.value for m in Mode)]
     GlobCaseName = Literal[tuple(c.value for c in GlobCase)]
@@ -132,6 +133,48 @@ class PolicyTest(_Model):
     mode: ModeName | None = None
 
 
+Role = Literal["data", "read", "write", "script", "code", "command", "at-read", "sed", "awk"]
+OperandRole = Literal[
+    "data", "read", "write", "script", "code", "command", "subcommand", "at-read", "sed", "awk",
+    "data...", "read...", "write...", "script...", "code...", "at-read...",
+]  # fmt: skip
+Effect = Literal["write", "exec", "network", "secret", "delete"]
+
+
+class OptionDecl(_Model):
+    """One option of a command (docs/command-knowledge.md)."""
+
+    value: Role | Literal["none"] = Field(default="none", description="what its value is; none: a flag")
+    optional: bool = Field(default=False, description="the value is optional (only `--opt=v` / `-ov`)")
+    effects: Effect | list[Effect] = Field(default_factory=list, description="what the option makes it do")
+    until: list[str] = Field(default_factory=list, description="role command: the words up to one of these")
+    instead_of: Role | None = Field(default=None, description="the operand role this option stands in for")
+    operands_become: Role | None = Field(default=None, description="`read` operands become this role")
+    note: str | None = None
+
+
+OptionShorthand = Literal[
+    "flag", "value", "optional", "data", "read", "write", "script", "code", "command", "at-read", "sed", "awk"
+]
+
+
+class CommandDecl(_Model):
+    """What a program does with its argv (docs/command-knowledge.md)."""
+
+    about: str | None = None
+    options: dict[str, OptionShorthand | OptionDecl] = Field(default_factory=dict)
+    operands: OperandRole | list[OperandRole] = Field(default_factory=list)
+    subcommands: dict[str, CommandDecl] = Field(default_factory=dict)
+    effects: Effect | list[Effect] = Field(default_factory=list)
+    assign: dict[str, Role] = Field(default_factory=dict, description="`key=value` operands (dd's `of=`)")
+    operand_effects: dict[str, Effect | list[Effect]] = Field(default_factory=dict)
+    posix: bool = Field(default=False, description="options end at the first operand")
+    assignments: bool = Field(default=False, description="`NAME=VALUE` operands before the command")
+    inherit: bool = Field(default=False, description="the options are valid after a subcommand too")
+    abbrev: bool = Field(default=True, description="unambiguous prefixes of long options are accepted")
+    unknown: Literal["flag", "exec"] = Field(default="flag", description="what an unlisted option means")
+
+
 class PolicyDocument(_Model):
     """A native policy file (SPEC 1)."""
 
@@ -147,6 +190,7 @@ class PolicyDocument(_Model):
     rules: list[Rule] = Field(default_factory=list)
     hooks: dict[str, list[HookGroup]] = Field(default_factory=dict)
     tests: list[PolicyTest] = Field(default_factory=list)
+    commands: dict[str, CommandDecl] = Field(default_factory=dict, description="command knowledge")
 
 
 TOP_LEVEL_KEYS = tuple(PolicyDocument.model_fields)

@@ -89,6 +89,7 @@ class CompiledPolicy:
         "_lazy",
         "_lock",
         "base_dir",
+        "commands",
         "default",
         "digest",
         "fold",
@@ -119,6 +120,7 @@ class CompiledPolicy:
     tests: tuple[PolicyTestCase, ...]
     warnings: tuple[str, ...]
     sources: tuple[str, ...]
+    commands: Any  # command knowledge (kinds.shell_knowledge.Table); None: bundled
     _lazy: dict[str, Any]
     _lock: LockType
 
@@ -139,6 +141,7 @@ class CompiledPolicy:
         tests: tuple[PolicyTestCase, ...] = (),
         warnings: tuple[str, ...] = (),
         sources: tuple[str, ...] = (),
+        commands: Any = None,
     ) -> None:
         init = object.__setattr__
         init(self, "name", name)
@@ -156,6 +159,7 @@ class CompiledPolicy:
         init(self, "tests", tests)
         init(self, "warnings", warnings)
         init(self, "sources", sources)
+        init(self, "commands", commands)  # command knowledge (kinds.shell_knowledge.Table); None: bundled
         init(self, "_lazy", {})
         init(self, "_lock", allocate_lock())
 
@@ -190,6 +194,7 @@ class CompiledPolicy:
         return {k: getattr(self, k) for k in self.__slots__ if not k.startswith("_")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        object.__setattr__(self, "commands", None)  # pickles from before command knowledge
         for k, v in state.items():
             object.__setattr__(self, k, v)
         object.__setattr__(self, "_lazy", {})

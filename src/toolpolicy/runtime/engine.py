@@ -30,10 +30,8 @@ from .fastpath import Where, decide_fast
 from .plan import plans
 from .rules import (
     DEFAULT_MAX_ARGS,
-    MAX_WRITE_CHECKS,
     PreparedCall,
     RuleVerdict,
-    combine,
     prepare,
     resolve_paths,
     when_env,
@@ -210,7 +208,7 @@ class Engine:
         """The flow without hooks: rules, read-only hint, default, floors and the mode."""
         call = self._prepare(tool, args, context, self.mode)
         verdict = self._rules(call)
-        trace = _trace(verdict) if self.explain else []
+        trace = [*_notes(call), *_trace(verdict)] if self.explain else []
         decided = self._rule_decision(verdict) if verdict.decision else None
         return self._conclude(
             call,
@@ -251,6 +249,7 @@ class Engine:
         verdict = self._rules(call)
         diagnostics.extend(verdict.diagnostics)
         if self.explain:
+            trace.extend(_notes(call))
             trace.extend(_trace(verdict))
         floor = floor or _rule_floor(verdict, call)
         decided = self._rule_decision(verdict) if verdict.decision else None
@@ -592,6 +591,13 @@ def _rule_reason(decision: str, rule: CompiledRule) -> str:
     return f"{verb} by rule `{rule.id}` (`{rule.expression}`)"
 
 
+def _notes(call: PreparedCall) -> list[str]:
+    """What command knowledge found in a shell call (`sort -o out.txt`: `-o` writes a file)."""
+    if call.primary is None or call.kind != "shell":
+        return []
+    return [f"command knowledge: {n}" for u in call.primary.units for n in u.notes]
+
+
 def _trace(verdict: RuleVerdict) -> list[str]:
     lines = [
         f"matched `{r.id}` ({r.decision}, priority {r.priority}) at {r.location}: `{r.expression}`"
@@ -633,6 +639,10 @@ def _rule_floor(verdict: RuleVerdict, call: PreparedCall) -> Decision | None:
         )
     if call.oversize:
         return Decision("ask", "arguments over the size cap are never allowed automatically", "default")
+    if call.kind == "shell" and call.primary is not None and any(u.opaque for u in call.primary.units):
+        return Decision(
+            "ask", "the shell command could not be fully analysed: never allowed automatically", "default"
+        )
     return None
 
 
@@ -646,53 +656,12 @@ def _internal_error(exc: BaseException) -> Decision:
 
 
 def _check_writes(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> RuleVerdict:
-    """A shell unit that writes a file (output redirection) is allowed only if the write is."""
-    view = call.primary
-    if view is None or call.kind != "shell" or not any(u.writes for u in view.units):
+    """Files a shell unit writes or reads are decided by the path rules (see `shell_targets`)."""
+    if call.kind != "shell" or call.primary is None:
         return verdict
-    if not verdict.units or len(verdict.units) != len(view.units):
-        return verdict
-    results = list(verdict.units)
-    for i, unit in enumerate(view.units):
-        if results[i][0] not in ("allow", None) or not unit.writes:
-            continue
-        deciding = results[i][1]
-        if deciding is not None and deciding.allow_redirection:
-            continue
-        if len(unit.writes) > MAX_WRITE_CHECKS:  # too many targets to check: never allowed
-            verdict.diagnostics.append(f"more than {MAX_WRITE_CHECKS} redirection targets")
-            results[i] = ("ask", None) if results[i][0] == "allow" else results[i]
-        for target in unit.writes[:MAX_WRITE_CHECKS]:
-            sub = _write_decision(engine, call, target)
-            if sub.decision == "deny":  # a write to a denied path denies, whatever the command
-                verdict.diagnostics.append(f"`{target}` is written by a redirection: denied")
-                results[i] = ("deny", sub.rule)
-                break
-            if results[i][0] == "allow" and sub.decision != "allow":
-                verdict.diagnostics.append(f"`{target}` is written by a redirection: not allowed")
-                results[i] = ("ask", sub.rule)
-    out = RuleVerdict(None, matched=verdict.matched, diagnostics=verdict.diagnostics, floor=verdict.floor)
-    return combine(results, out)
+    from .shell_targets import check_targets
 
-
-def _write_decision(engine: Engine, call: PreparedCall, target: str) -> RuleVerdict:
-    policy = engine.policy
-    tool = policy.write_tool
-    if tool is None:
-        return RuleVerdict(None)
-    spec = policy.tool_spec(policy.canonical_tool(tool))
-    if spec.arg is None:
-        return RuleVerdict(None)
-    sub = prepare(
-        policy,
-        tool,
-        {spec.arg: target},
-        call.context | {"cwd": call.cwd},
-        call.mode,
-        home=call.home,
-        cwd=call.cwd,
-    )
-    return engine._evaluate(sub)
+    return check_targets(engine, call, verdict)
 
 
 def _uuid4() -> str:

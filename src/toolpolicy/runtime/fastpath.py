@@ -20,6 +20,7 @@ from .evaluate import _unit_texts
 from .kinds import ArgView, path, shell
 from .pattern_set import joined
 from .plan import ToolPlan, plan_for
+from .shell_targets import needs_check
 from .views import _url_view, plain_view
 
 if TYPE_CHECKING:
@@ -66,6 +67,7 @@ def decide_fast(
     allow_ok = True
     best = -1
     lex = None
+    paths = False  # files the command touches must be decided by the path rules
     if arg is not None:
         value = args.get(arg)
         if len(plan.primary_keys) > 1 and any(k in args for k in plan.primary_keys if k != arg):
@@ -76,7 +78,7 @@ def decide_fast(
             kind = spec.kind
             view: ArgView | None
             if kind == "shell":
-                view = shell.view(value)
+                view = shell.view(value, None, engine.policy.commands)
             elif kind == "path":
                 lex = path.lexical(value, where)
                 view = lex.view
@@ -89,8 +91,11 @@ def decide_fast(
             if view is None or len(view.units) != 1:
                 return None
             unit = view.units[0]
-            if unit.writes:
-                return None  # redirections are checked against the path rules the general way
+            if unit.opaque:
+                return None  # never allowed, whatever the mode: the general way sets the floor
+            paths = bool(unit.writes or unit.reads) and needs_check(
+                engine.policy, engine.mode, unit.writes, unit.reads
+            )
             allow_ok = bool(unit.allow_texts)
             pset = plan.primary
             if pset is not None:
@@ -109,6 +114,8 @@ def decide_fast(
     static = plan.static_pick[allow_ok]
     if static is not None and (best < 0 or plan.ranks[static] > plan.ranks[best]):
         best = static
+    if paths and (best < 0 or plan.rules[best].decision != "deny"):
+        return None  # the files it writes or reads: the path rules, the general way
     if (
         lex is not None
         and (best < 0 or plan.rules[best].decision != "deny")

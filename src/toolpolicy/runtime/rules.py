@@ -39,6 +39,7 @@ class PreparedCall:
         "_args",
         "_context_in",
         "_plain",
+        "commands",
         "cwd",
         "home",
         "kind",
@@ -85,6 +86,7 @@ class PreparedCall:
         self._context_in = context
         self._args: Any = _UNSET
         self._plain: dict[str, ArgView | None] | None = None
+        self.commands: Any = None  # the policy's command knowledge, for shell views
 
     @property
     def args(self) -> dict[str, Any] | None:
@@ -234,6 +236,7 @@ def prepare(
         context=context,
         oversize=oversize,
     )
+    call.commands = policy.commands
     if isinstance(args, dict) and spec.arg is not None:
         call.primary = _primary_view(spec, args, call, resolve=False)
     return call

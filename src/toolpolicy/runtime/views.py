@@ -158,7 +158,7 @@ def kind_view(kind: str, value: Any, ctx: Any, *, resolve: bool = True) -> ArgVi
     if type(value) is str:
         value = clean(value)
         if kind == "shell":
-            return shell.view(value)
+            return shell.view(value, None, getattr(ctx, "commands", None))
         if kind == "path":
             return _with_nfc_variant(
                 path.view(value, ctx, resolve_symlinks=resolve),
@@ -197,7 +197,7 @@ def kind_view(kind: str, value: Any, ctx: Any, *, resolve: bool = True) -> ArgVi
     if text is None:
         return None
     if kind == "shell":
-        return shell.view(text)
+        return shell.view(text, None, getattr(ctx, "commands", None))
     if kind == "path":  # a list or object is not a path: deny-only, never allowed
         return path.view(Rendered(text), ctx, resolve_symlinks=resolve)
     if kind == "url":

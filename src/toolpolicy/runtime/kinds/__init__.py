@@ -46,13 +46,21 @@ class Unit(NamedTuple):
     tuple means no allow pattern can ever match (unparseable command, unsafe env assignment).
     `deny_texts`: a deny or ask pattern fires if it full-matches any of them.
     `exec_capable`: only an `exact` pattern may allow it (find -exec, xargs, env CMD, bash -c...).
-    `writes`: files the unit writes (shell output redirections other than /dev/null).
+    `writes`: files the unit writes (shell output redirections other than /dev/null, and the
+    files its program writes); `reads`: files it reads (input redirections, file operands).
+    A target that starts with `\x00` is a pattern (glob, `$HOME`, an unknown expansion, a
+    directory changed by `cd`): no path allow covers it; it is denied if what it may expand to is.
+    `opaque`: the command could not be analysed (never allowed, whatever the mode or default).
+    `notes`: what command knowledge found (`-o` writes a file), for `--explain`.
     """
 
     allow_texts: tuple[str, ...]
     deny_texts: tuple[str, ...]
     exec_capable: bool = False
     writes: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
+    opaque: bool = False
+    notes: tuple[str, ...] = ()
 
 
 class ArgView:

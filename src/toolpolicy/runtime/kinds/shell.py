@@ -78,6 +78,7 @@ import shlex
 from collections.abc import Iterable, Sequence
 
 from . import ArgView, CompiledPattern, Unit
+from .shell_knowledge import GUARDING, Analysis, Table, analyse, bundled
 from .shell_parse import (
     MAX_DEPTH,
     NON_FILES,
@@ -88,6 +89,7 @@ from .shell_parse import (
     find_substitutions,
     parse_script,
 )
+from .shell_words import HOME, UNKNOWN, ansi_c, expand_braces, target_pattern
 from .shell_wrappers import (
     ASSIGNMENT,
     SHELLS,
@@ -199,21 +201,43 @@ def _re_char(e: str) -> str:
 # --------------------------------------------------------------------------- views
 
 
-def view(value: object, ctx: object = None) -> ArgView:
+def view(value: object, ctx: object = None, table: Table | None = None) -> ArgView:
     """The shell view of an argument value: one unit per simple command (see the module doc).
 
     Args:
         value: the command, a string or (Codex) a list of argv words.
         ctx: accepted for symmetry with the other kinds; a shell view does not depend on it.
+        table: the policy's command knowledge (None: the bundled knowledge).
 
     Never raises: anything that cannot be analysed becomes a never-allowable unit.
     """
     text = _as_text(value)
     if len(text) > MAX_COMMAND_CHARS:
         return _long_view(text)
+    digest = "bundled"
+    if table is not None:
+        digest = table.digest
+        if _TABLES.get(digest) is not table:
+            if len(_TABLES) > 64:
+                _TABLES.clear()
+            _TABLES[digest] = table  # a compiled policy's copy: no need to read the bundled file
     if len(text) > MEMO_CHARS:
-        return _view_uncached(text)
-    return _view_text(text)
+        return _view_uncached(text, digest)
+    return _view_text(text, digest)
+
+
+_TABLES: dict[str, Table] = {}  # digest -> table, for the memo (keyed by digest, not by the table)
+
+
+def _table(digest: str) -> Table:
+    table = _TABLES.get(digest) or _TABLES.get("bundled")
+    if table is None:
+        try:
+            table = bundled()
+        except Exception:  # INVARIANT: views never raise; without the data file, wrappers are still seen
+            table = Table({}, "empty")
+        _TABLES[digest] = table
+    return table
 
 
 def _as_text(value: object) -> str:
@@ -234,16 +258,17 @@ def _long_view(text: str) -> ArgView:
     return _opaque_view(_clean(text), f"longer than {MAX_COMMAND_CHARS} characters")
 
 
-def _view_uncached(raw: str) -> ArgView:
+def _view_uncached(raw: str, digest: str = "bundled") -> ArgView:
     text = _clean(raw)
     try:
-        units = _script_units(text, 0, taint=False)
+        walk = _Walk(_table(digest))
+        units = walk.script(text, 0, taint=False, bases=_NO_BASES)
     except Unparseable as exc:
-        return _opaque_view(text, str(exc))
+        return _opaque_view(text, str(exc), digest)
     except RecursionError:
-        return _opaque_view(text, "commands nest too deeply")
+        return _opaque_view(text, "commands nest too deeply", digest)
     except Exception as exc:  # INVARIANT: view() never raises; the unexpected fails closed
-        return _opaque_view(text, f"internal error ({type(exc).__name__})")
+        return _opaque_view(text, f"internal error ({type(exc).__name__})", digest)
     if not units:  # empty or only comments
         units = [Unit(allow_texts=("",), deny_texts=(text,))]
     return ArgView(units=tuple(dict.fromkeys(units)), whole=(text,))
@@ -254,7 +279,7 @@ MEMO_SIZE, MEMO_CHARS = 16384, 2048
 _view_text = functools.lru_cache(maxsize=MEMO_SIZE)(_view_uncached)
 
 
-def _opaque_view(text: str, reason: str) -> ArgView:
+def _opaque_view(text: str, reason: str, digest: str = "bundled") -> ArgView:
     texts = [text]
     pieces = fallback_pieces(text)
     expanded = _expand_braces(text)
@@ -263,54 +288,305 @@ def _opaque_view(text: str, reason: str) -> ArgView:
     for words in pieces[:_MAX_FALLBACK_PIECES]:
         for k in _deny_starts(words):
             texts.extend(_stage_texts(words, k))
-    unit = Unit(allow_texts=(), deny_texts=_uniq(texts))
+            inner = _opaque_script_start(words[k:])
+            if inner is not None:  # `bash -c rm -rf x`, `eval rm x` (quotes were dropped)
+                texts.extend(_stage_texts(words[k:], inner))
+    texts.extend(_quoted_scripts(text, digest))
+    unit = Unit(allow_texts=(), deny_texts=_uniq(texts), opaque=True)
     return ArgView(units=(unit,), whole=(text,), diagnostics=(f"shell command not analysed: {reason}",))
 
 
-_BRACE_GROUP = re.compile(r"\{([^{}\s]*,[^{}\s]*)\}")
-_WORD_END = re.compile(r"[\s;&|()<>]")
+def _opaque_script_start(words: Sequence[str]) -> int | None:
+    """Where the script of `bash -c ...` / `eval ...` starts among a crude piece's words."""
+    if not words:
+        return None
+    name = basename(words[0])
+    if name == "eval" and len(words) > 1:
+        return 1
+    if name in SHELLS:
+        for i, w in enumerate(words[1:], 1):
+            if not w.startswith("-"):
+                return None
+            if "c" in w[1:] and i + 1 < len(words):
+                return i + 1
+    return None
 
 
-def _expand_braces(text: str, rounds: int = 4) -> str | None:
-    """The text with its first few `{a,b}` groups expanded as bash would (`{rm,-rf,/}` -> `rm -rf /`),
-    for the deny texts of a command that could not be parsed; None when there is none."""
-    changed = False
-    for _ in range(rounds):
-        m = _BRACE_GROUP.search(text)
-        if m is None:
-            break
-        start = m.start()
-        while start > 0 and not _WORD_END.match(text, start - 1):
-            start -= 1
-        end_m = _WORD_END.search(text, m.end())
-        end = end_m.start() if end_m else len(text)
-        pre, post = text[start : m.start()], text[m.end() : end]
-        alts = " ".join(pre + alt + post for alt in m.group(1).split(","))
-        text, changed = text[:start] + alts + text[end:], True
-    return text if changed else None
+_QUOTED = re.compile(r"\$'((?:[^'\\]|\\.)*)'|'([^']*)'|\"((?:[^\"\\]|\\.)*)\"")
 
 
-def _script_units(text: str, depth: int, *, taint: bool) -> list[Unit]:
-    commands = parse_script(text, depth)
-    units: list[Unit] = []
-    for cmd in commands:
-        units.extend(_command_units(cmd, depth, taint))
-    if any(_stdin_shell(cmd) for cmd in commands):
-        for script, tainted in _piped_scripts(commands).items():
-            units.extend(_script_units(script, depth + 1, taint=taint or tainted))
-    return units
+def _quoted_scripts(text: str, digest: str) -> list[str]:
+    """Deny texts of the quoted strings of an unparseable text, each read as a script (what a
+    `bash -c '...'`, an `eval "..."` or a `$'...'` in it would run)."""
+    out: list[str] = []
+    walk = _Walk(_table(digest))
+    for m in list(_QUOTED.finditer(text[:FALLBACK_BRACES]))[:64]:
+        if m.group(1) is not None:
+            try:
+                body, _ = ansi_c(m.group(1) + "'", 0)
+            except Unparseable:
+                continue
+        else:
+            body = m.group(2) if m.group(2) is not None else m.group(3)
+        if not body or not body.strip():
+            continue
+        try:
+            for u in walk.script(body, MAX_DEPTH - 2, taint=True, bases=_NO_BASES):
+                out.extend(u.deny_texts)
+        except (Unparseable, RecursionError):
+            out.extend(" ".join(p) for p in fallback_pieces(body))
+        except Exception:  # INVARIANT: view() never raises; these texts are extra deny texts only
+            continue
+    return out
+
+
+def _expand_braces(text: str) -> str | None:
+    """The text with every word brace-expanded as bash would (`{rm,-rf,/}` -> `rm -rf /`,
+    `{r..r}m` -> `rm`), for the deny texts of a command that could not be parsed; None if none."""
+    if "{" not in text:
+        return None
+    parts = re.split(r"(\s+)", text[:FALLBACK_BRACES])
+    out = [" ".join(expand_braces(p)) if "{" in p else p for p in parts]
+    joined = "".join(out)
+    return joined if joined != text else None
+
+
+FALLBACK_BRACES = 20_000
+
+
+_NO_BASES: tuple[str, ...] = ("",)  # the directories relative paths may be in: "" = the call's cwd
+_MAX_BASES = 8
+_DIR_CHANGERS = frozenset({"cd", "pushd", "popd", "chdir"})
+_STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
+_SOURCE = frozenset({"source", "."})
+_MAX_INNER = 16  # commands run by commands (env sudo xargs rm ...) analysed per unit
+_REPLACE = "{}"
+
+
+class _Facts:
+    """What command knowledge found in one unit (and the commands it runs)."""
+
+    __slots__ = ("deny", "exec", "notes", "reads", "scripts", "stdin_code", "writes")
+
+    def __init__(self) -> None:
+        self.deny: list[str] = []
+        self.reads: list[str] = []
+        self.writes: list[str] = []
+        self.scripts: dict[str, bool] = {}
+        self.notes: list[str] = []
+        self.exec = False
+        self.stdin_code = False  # the program runs what reaches its stdin (`xargs sh -c '{}'`)
+
+
+class _Walk:
+    """The walk of one command text, with the policy's command knowledge."""
+
+    __slots__ = ("table",)
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    def script(self, text: str, depth: int, *, taint: bool, bases: tuple[str, ...]) -> list[Unit]:
+        commands = parse_script(text, depth)
+        units: list[Unit] = []
+        stdin = False
+        for cmd in commands:
+            more, stdin_code = self.command(cmd, depth, taint, bases)
+            units.extend(more)
+            stdin = stdin or stdin_code
+            if cmd.words and cmd.words[0].value in _DIR_CHANGERS:
+                bases = _change_dir(bases, cmd.words)
+        if stdin or any(_stdin_shell(cmd) for cmd in commands):
+            for script, tainted in _piped_scripts(commands, self).items():
+                units.extend(self.script(script, depth + 1, taint=taint or tainted, bases=bases))
+        return units
+
+    def command(
+        self, cmd: Command, depth: int, taint: bool, bases: tuple[str, ...]
+    ) -> tuple[list[Unit], bool]:
+        full = _join(cmd.assigns + cmd.words)
+        redir_writes = _targets(cmd.writes, bases)
+        redir_reads = _targets(cmd.reads, bases)
+        if not cmd.words:  # only assignments and/or redirections
+            allow = () if taint else (full,)
+            deny = _uniq([cmd.raw, full, *_latent_texts(cmd, depth)])
+            return [Unit(allow, deny, writes=redir_writes, reads=redir_reads)], False
+        values = [w.value for w in cmd.words]
+        k0 = _allow_start(values)
+        head = cmd.words[k0]
+        opaque = taint or head.dynamic or head.globby or _runs_substitution(values[k0:], cmd.words[k0:])
+        blocked = opaque or _allow_blocked(cmd, k0)
+        starts = _deny_starts(values)
+        stages = list(dict.fromkeys([k0, *starts]))
+        texts = [cmd.raw, full]
+        for k in stages:
+            texts.extend(_stage_texts(values, k))
+        texts.extend(_brace_texts(head, values[k0 + 1 :]))
+        texts.extend(_latent_texts(cmd, depth))
+        facts = _Facts()
+        self.facts(cmd.words[k0:], facts, bases, 0)
+        exec_found = facts.exec  # what the allow side sees; wrappers stripped before it run that
+        for k in stages:
+            if k != k0:
+                self.facts(cmd.words[k:], facts, bases, 0)
+        facts.exec = exec_found
+        if cmd.stdin and _reads_code_from_stdin(values[k0:], self.table):
+            facts.exec = True  # `python3 - <<EOF`: the heredoc is code
+            facts.notes.append(f"`{values[k0]}` runs the code fed to its standard input")
+            for s in cmd.stdin:
+                facts.deny.extend(_code_commands(s.text))
+        texts.extend(facts.deny)
+        allow_texts: tuple[str, ...] = ()
+        if not blocked:
+            allow_texts = (_canonical(values[k0:]),)  # the subcommand form is for deny/ask only
+        unit = Unit(
+            allow_texts=allow_texts,
+            deny_texts=_uniq(texts),
+            exec_capable=facts.exec or exec_capable(values[k0:]),
+            writes=_uniq([*redir_writes, *facts.writes]),
+            reads=_uniq([*redir_reads, *facts.reads]),
+            opaque=opaque,
+            notes=tuple(dict.fromkeys(facts.notes)),
+        )
+        return self.nested(
+            unit, cmd, stages, depth, taint=taint, blocked=blocked, facts=facts, bases=bases
+        ), facts.stdin_code
+
+    def facts(self, words: Sequence[Word], facts: _Facts, bases: tuple[str, ...], n: int) -> int:
+        """Add what the knowledge says about `words` (and the commands it runs) to `facts`."""
+        values = [w.value for w in words]
+        a = analyse(values, self.table)
+        if not a.known:
+            return n
+        name = basename(values[0])
+        for i, cut in a.reads:
+            facts.reads.extend(_word_targets(words[i], cut, bases))
+        for i, cut in a.at_reads:
+            if words[i].value[cut:].startswith("@"):
+                facts.reads.extend(_word_targets(words[i], cut + 1, bases))
+        for i, cut in a.writes:
+            facts.writes.extend(_word_targets(words[i], cut, bases))
+        strict = name == "tee"  # tee writes like `>` does (and always did here)
+        for i, cut in a.operand_writes:
+            facts.writes.extend(t if strict else SOFT + t for t in _word_targets(words[i], cut, bases))
+        if a.unknown_write:
+            facts.writes.append(_DYN + UNKNOWN)
+        for i, cut in a.scripts:
+            if name == "parallel":
+                continue
+            text = words[i].value[cut:]
+            facts.scripts[text] = facts.scripts.get(text, False) or words[i].dynamic
+        for i in a.code:
+            facts.deny.extend(_code_commands(words[i].value))
+        if a.effects & GUARDING:
+            facts.exec = True
+        if a.normal is not None:
+            facts.deny.append(" ".join(values[i] for i in a.normal))
+        facts.notes.extend(
+            f"`{' '.join(values[:2])}`: {note}" if not note.startswith("`") else note for note in a.notes
+        )
+        if name == "parallel":
+            self.parallel(words, a, facts)
+        for s, e in a.commands:
+            if n >= _MAX_INNER:
+                break
+            inner = words[s:e]
+            inner_values = values[s:e]
+            facts.deny.extend(_stage_texts(inner_values, 0))
+            facts.deny.extend(_brace_texts(inner[0], inner_values[1:]))
+            if name == "xargs" and basename(inner_values[0]) in SHELLS and len(inner_values) > 1:
+                facts.stdin_code = True  # `xargs sh -c '{}'` / `xargs sh`: the input may be code
+            n = self.facts(inner, facts, bases, n + 1)
+        return n
+
+    def parallel(self, words: Sequence[Word], a: Analysis, facts: _Facts) -> None:
+        """GNU parallel runs its command words through a shell, once per argument."""
+        start = next((i for i, _ in a.scripts), None)
+        values = [w.value for w in words]
+        if start is None:
+            facts.stdin_code = True  # no command: the commands come from stdin
+            return
+        seps = [i for i in range(start, len(values)) if values[i] in (":::", "::::", ":::+", "::::+")]
+        end = seps[0] if seps else len(values)
+        command = values[start:end]
+        tainted = any(w.dynamic for w in words[start:end])
+        args = [v for v in values[end:] if v not in (":::", "::::", ":::+", "::::+")]
+        text = " ".join(command)
+        facts.scripts[text] = facts.scripts.get(text, False) or tainted
+        for arg in args[:_MAX_INNER]:
+            filled = text.replace(_REPLACE, arg) if _REPLACE in text else f"{text} {arg}"
+            facts.scripts[filled] = facts.scripts.get(filled, False) or tainted
+        if not seps:
+            facts.stdin_code = True
+
+    def nested(
+        self,
+        unit: Unit,
+        cmd: Command,
+        stages: list[int],
+        depth: int,
+        *,
+        taint: bool,
+        blocked: bool,
+        facts: _Facts,
+        bases: tuple[str, ...],
+    ) -> list[Unit]:
+        """The command's unit plus its nested scripts' units (or, if transparent, instead of it)."""
+        scripts, transparent = _scripts(cmd, stages, self)
+        for text, tainted in facts.scripts.items():
+            scripts[text] = scripts.get(text, False) or tainted
+        inner: list[Unit] = []
+        replaced: list[Unit] = []
+        for text, tainted in scripts.items():
+            if text == transparent and not tainted:
+                replaced = self.script(text, depth + 1, taint=blocked, bases=bases)
+            else:
+                inner.extend(self.script(text, depth + 1, taint=taint or tainted, bases=bases))
+        if replaced:
+            return [_merge(u, unit) for u in replaced] + inner
+        return [unit, *inner]
+
+
+def _reads_code_from_stdin(values: Sequence[str], table: Table) -> bool:
+    """An interpreter (its knowledge has a `code` option) given no script file, or `-`."""
+    spec = table.get(basename(values[0]))
+    if spec is None or basename(values[0]) in SHELLS:
+        return False
+    if not any(o.role == "code" for o in (*spec.short.values(), *spec.long.values())):
+        return False
+    operands = [v for v in values[1:] if not v.startswith("-") or v == "-"]
+    return not operands or operands[0] == "-"
+
+
+def _runs_substitution(values: Sequence[str], words: Sequence[Word]) -> bool:
+    """`bash <(curl ...)`, `source <(...)`: the script is another command's output."""
+    name = basename(values[0])
+    return (name in SHELLS or name in _SOURCE) and any(w.raw.startswith("<(") for w in words[1:])
 
 
 def _stdin_shell(cmd: Command) -> bool:
     """Does the command (seen through its wrappers) run a shell that reads its script from stdin?"""
     values = [w.value for w in cmd.words]
     for k in [_allow_start(values), *_deny_starts(values)] if values else []:
-        if basename(values[k]) in SHELLS and shell_mode(values[k + 1 :])[0] == "stdin":
+        name = basename(values[k])
+        if name in SHELLS and _shell_reads_stdin(values[k + 1 :]):
+            return True
+        if name in _SOURCE and len(values) > k + 1 and values[k + 1] in _STDIN_FILES:
             return True
     return False
 
 
-def _piped_scripts(commands: Sequence[Command]) -> dict[str, bool]:
+def _shell_reads_stdin(args: Sequence[str]) -> bool:
+    mode, _ = shell_mode(args)
+    if mode == "stdin":
+        return True
+    if mode == "file":  # `bash /dev/stdin`, `bash -`
+        first = next((a for a in args if not a.startswith("-") or a == "-"), None)
+        return first in _STDIN_FILES
+    return False
+
+
+def _piped_scripts(commands: Sequence[Command], walk: _Walk | None = None) -> dict[str, bool]:
     """What may reach a stdin shell (`cat <<EOF | sh`, `echo 'rm x' | bash`): text -> tainted.
 
     Over-approximates on purpose: every heredoc, here-string and echo/printf text of the script.
@@ -324,51 +600,117 @@ def _piped_scripts(commands: Sequence[Command]) -> dict[str, bool]:
             args = [w for w in words[1:] if not re.fullmatch(r"-[neE]+", w.value)]
             if args:
                 _add_script(scripts, args, tuple(range(len(args))), 0)
+                if basename(words[0].value) == "printf":  # `printf 'rm %s' x`: the format filled in
+                    filled = (
+                        args[0].value.replace("%s", " ".join(a.value for a in args[1:])).replace("\\n", "\n")
+                    )
+                    scripts[filled] = scripts.get(filled, False) or any(a.dynamic for a in args)
     return scripts
 
 
-def _command_units(cmd: Command, depth: int, taint: bool) -> list[Unit]:
-    full = _join(cmd.assigns + cmd.words)
-    if not cmd.words:  # only assignments and/or redirections
-        allow = () if taint else (full,)
-        return [Unit(allow, _uniq([cmd.raw, full, *_latent_texts(cmd, depth)]), writes=cmd.writes)]
-    values = [w.value for w in cmd.words]
-    k0 = _allow_start(values)
-    blocked = taint or _allow_blocked(cmd, k0)
-    starts = _deny_starts(values)
-    stages = list(dict.fromkeys([k0, *starts]))
-    texts = [cmd.raw, full]
-    for k in stages:
-        texts.extend(_stage_texts(values, k))
-    texts.extend(_brace_texts(cmd.words[k0], values[k0 + 1 :]))
-    texts.extend(_latent_texts(cmd, depth))
-    unit = Unit(
-        allow_texts=() if blocked else (_canonical(values[k0:]),),
-        deny_texts=_uniq(texts),
-        exec_capable=exec_capable(values[k0:]),
-        writes=cmd.writes + _tee_writes(values, stages),
-    )
-    return _with_nested(unit, cmd, stages, depth, taint=taint, blocked=blocked)
-
-
-def _with_nested(
-    unit: Unit, cmd: Command, stages: list[int], depth: int, *, taint: bool, blocked: bool
-) -> list[Unit]:
-    """The command's unit plus its nested scripts' units (or, if transparent, instead of it)."""
-    scripts, transparent = _scripts(cmd, stages)
-    inner: list[Unit] = []
-    replaced: list[Unit] = []
-    for text, tainted in scripts.items():
-        if text == transparent and not tainted:
-            replaced = _script_units(text, depth + 1, taint=blocked)
+def _change_dir(bases: tuple[str, ...], words: Sequence[Word]) -> tuple[str, ...]:
+    """The directories relative paths may be in after `cd`/`pushd`/`popd` (all kept: subshells,
+    failures and branches may leave any of them in effect)."""
+    name = words[0].value
+    args = [w for w in words[1:] if not (w.value.startswith("-") and w.value not in ("-",)) or w.value == "-"]
+    args = [w for w in args if w.value not in ("-L", "-P", "-e", "-@", "--")]
+    if name == "popd" or (name == "pushd" and not args):
+        new = [_DYN + UNKNOWN]
+    elif not args:
+        new = [_DYN + HOME]  # a bare `cd` goes home
+    elif args[0].value == "-":
+        new = [_DYN + UNKNOWN]  # $OLDPWD
+    else:
+        w = args[0]
+        form = target_pattern(w.raw) if (w.dynamic or w.globby or w.raw.startswith("~")) else None
+        if form is None and w.value.startswith("/"):
+            new = [w.value]
+        elif form is not None and (form.startswith(("/", HOME, UNKNOWN)) or form.startswith("~")):
+            new = [_DYN + form]
         else:
-            inner.extend(_script_units(text, depth + 1, taint=taint or tainted))
-    if replaced:
-        return [_merge(u, unit) for u in replaced] + inner
-    return [unit, *inner]
+            rel = form if form is not None else _escape(w.value)
+            new = [_join_base(b, rel, form is not None) for b in bases]
+    out = tuple(dict.fromkeys([*bases, *new]))
+    if len(out) > _MAX_BASES:
+        out = (*out[: _MAX_BASES - 1], _DYN + UNKNOWN)
+    return out
 
 
-def _scripts(cmd: Command, stages: list[int]) -> tuple[dict[str, bool], str | None]:
+_DYN = "\x00"
+SOFT = "\x05"  # a write by the nature of the command (`rm x`, `cp a b`): path denies/asks only
+
+
+def _escape(text: str) -> str:
+    return "".join("\\" + c if c in "*?[]{}\\" else c for c in text)
+
+
+def _join_base(base: str, rel: str, rel_is_pattern: bool) -> str:
+    if not base:
+        return (_DYN + rel) if rel_is_pattern else _unescape_literal(rel)
+    if base.startswith(_DYN):
+        return base + "/" + rel
+    if rel_is_pattern:
+        return _DYN + _escape(base) + "/" + rel
+    return base.rstrip("/") + "/" + _unescape_literal(rel)
+
+
+def _unescape_literal(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def _targets(values: Sequence[str], bases: tuple[str, ...]) -> tuple[str, ...]:
+    """Redirection targets (values already quote-removed; the parser keeps dynamic ones as written)."""
+    if not values:
+        return ()
+    out: list[str] = []
+    for v in values:
+        out.extend(_word_targets(Word(v, v, "$" in v or "`" in v, any(c in v for c in "*?[{")), 0, bases))
+    return tuple(out)
+
+
+def _word_targets(word: Word, cut: int, bases: tuple[str, ...]) -> list[str]:
+    """A word naming a file, as targets: a literal path, or `\\x00` + the glob it may expand to,
+    once per directory it may be relative to."""
+    value = word.value[cut:]
+    if value in NON_FILES or not value or word.raw.startswith(("<(", ">(")):
+        return []  # a process substitution is a pipe
+    special = word.dynamic or word.globby or value.startswith("~")
+    if special:
+        raw = word.raw if not cut else _cut_raw(word.raw, cut)
+        form = target_pattern(raw)
+        if form.startswith(("/", HOME, "~", UNKNOWN)):
+            return [_DYN + form]
+        return [_join_base(b, form, True) for b in bases]
+    if value.startswith("/") or bases == _NO_BASES:
+        return [value]
+    return [_join_base(b, _escape(value), False) for b in bases]
+
+
+def _cut_raw(raw: str, cut: int) -> str:
+    """The raw text after the first `cut` characters of its value (an option's name: `--file=`)."""
+    return raw[cut:] if raw[:cut].replace("'", "").replace('"', "") == raw[:cut] else raw
+
+
+_CODE_STRING = re.compile(r"""(?s)(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")""")
+
+
+def _code_commands(code: str) -> list[str]:
+    """Shell commands that interpreter code may run: its string literals read as scripts (deny only)."""
+    out: list[str] = []
+    for m in list(_CODE_STRING.finditer(code))[:64]:
+        literal = m.group(1) if m.group(1) is not None else m.group(2)
+        try:
+            for c in parse_script(literal, MAX_DEPTH):
+                values = [w.value for w in c.words]
+                if values:
+                    for k in _deny_starts(values):
+                        out.extend(_stage_texts(values, k))
+        except (Unparseable, RecursionError):
+            out.extend(" ".join(p) for p in fallback_pieces(literal))
+    return out
+
+
+def _scripts(cmd: Command, stages: list[int], walk: _Walk) -> tuple[dict[str, bool], str | None]:
     """Scripts the command runs as shell code: text -> tainted; and the transparent one's text.
 
     Only the allow-side stage (`stages[0]`) can be transparent; the see-through stages and the
@@ -383,9 +725,21 @@ def _scripts(cmd: Command, stages: list[int]) -> tuple[dict[str, bool], str | No
             transparent = text if n == 0 else transparent
         for idx2, cut in nested_scripts(values):
             _add_script(scripts, words, idx2, cut)
-        if basename(values[0]) in SHELLS and shell_mode(values[1:])[0] == "stdin":
+        name = basename(values[0])
+        if name in SHELLS and _shell_reads_stdin(values[1:]):
             for s in cmd.stdin:
                 scripts[s.text] = scripts.get(s.text, False) or not s.literal
+        if (name in SHELLS or name in _SOURCE) and len(words) > 1:
+            for w in words[1:]:  # `bash <(echo 'rm x')`, `source <(curl ...)`: the output is the script
+                if w.raw.startswith("<(") and w.raw.endswith(")"):
+                    try:
+                        inner = parse_script(w.raw[2:-1], MAX_DEPTH - 1)
+                    except Unparseable:
+                        scripts[w.raw[2:-1]] = True
+                        continue
+                    for text in _piped_scripts(inner):
+                        scripts[text] = True
+                    break
     return scripts, transparent
 
 
@@ -406,12 +760,15 @@ def _add_script(scripts: dict[str, bool], words: Sequence[Word], idx: tuple[int,
 
 
 def _merge(inner: Unit, wrapper: Unit) -> Unit:
-    """An inner unit of a transparent wrapper: the wrapper's deny texts and writes added."""
+    """An inner unit of a transparent wrapper: the wrapper's deny texts, writes and reads added."""
     return Unit(
         allow_texts=inner.allow_texts,
         deny_texts=_uniq([*inner.deny_texts, *wrapper.deny_texts]),
         exec_capable=inner.exec_capable,
         writes=inner.writes + wrapper.writes,
+        reads=inner.reads + wrapper.reads,
+        opaque=inner.opaque,
+        notes=inner.notes + wrapper.notes,
     )
 
 
@@ -423,8 +780,8 @@ def _allow_start(values: Sequence[str]) -> int:
     k = 0
     for _ in range(len(values)):
         j = inner_start(values[k:], strict=True)
-        if j is None:
-            break
+        if j is None or not values[k + j]:
+            break  # an empty command word runs nothing: the wrapper stays (`builtin ''`)
         k += j
     return k
 
@@ -487,17 +844,33 @@ def _stage_texts(values: Sequence[str], k: int) -> list[str]:
 
 
 def _brace_texts(head: Word, rest: Sequence[str]) -> list[str]:
-    """`{rm,-rf,/}` runs `rm -rf /`: one level of brace expansion of the command word."""
-    value = head.value
-    lo = value.find("{") if head.globby else -1
-    hi = value.find("}", lo + 1) if lo >= 0 else -1
-    while lo >= 0 and hi > lo and "{" in value[lo + 1 : hi]:
-        lo = value.find("{", lo + 1)  # the innermost group before the first `}`
-    if lo < 0 or hi < 0 or "," not in value[lo + 1 : hi]:
+    """`{rm,-rf,/}` runs `rm -rf /`, `{r..r}m` runs `rm`, `/bin/r[m]` runs `/bin/rm`: the command
+    word expanded as bash would (braces fully, bounded; an absolute glob against the filesystem)."""
+    if not head.globby:
         return []
-    pre, post = value[:lo], value[hi + 1 :]
-    words = [pre + alt + post for alt in value[lo + 1 : hi].split(",")]
-    return [" ".join([*words, *rest])]
+    words = expand_braces(head.value) if "{" in head.value else [head.value]
+    out: list[str] = []
+    if len(words) > 1:
+        out.append(" ".join([*words, *rest]))
+        out.append(" ".join([basename(words[0]), *words[1:], *rest]))
+    for w in words[:8]:
+        if w.startswith("/") and any(c in w for c in "*?["):
+            for found in _glob_paths(w):
+                out.append(" ".join([found, *rest]))
+                out.append(" ".join([basename(found), *rest]))
+        out.append(" ".join([w, *rest]))
+    return out
+
+
+def _glob_paths(pattern: str) -> list[str]:
+    """What an absolute glob names on this machine (bounded; `/bin/r[m]`, `/usr/bin/r?`)."""
+    import glob
+    import itertools
+
+    try:
+        return sorted(itertools.islice(glob.iglob(pattern), 16))
+    except (OSError, ValueError, re.error):
+        return []
 
 
 def _latent_texts(cmd: Command, depth: int) -> list[str]:
@@ -522,20 +895,6 @@ def _latent_texts(cmd: Command, depth: int) -> list[str]:
         except Unparseable:
             continue  # best effort: the word is data as far as bash is concerned right now
     return out
-
-
-def _tee_writes(values: Sequence[str], stages: Iterable[int]) -> tuple[str, ...]:
-    out: list[str] = []
-    for k in stages:
-        if basename(values[k]) != "tee":
-            continue
-        opts = True
-        for v in values[k + 1 :]:
-            if opts and v == "--":
-                opts = False
-            elif not (opts and v.startswith("-") and v != "-") and v not in NON_FILES:
-                out.append(v)
-    return tuple(dict.fromkeys(out))
 
 
 def _canonical(values: list[str]) -> str:

@@ -13,6 +13,7 @@ literal in a heredoc), so it may find a substitution bash would not run, never t
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import NamedTuple
 
@@ -376,3 +377,149 @@ def fallback_pieces(text: str) -> list[list[str]]:
             seen.add(key)
             pieces.append(words)
     return pieces
+
+
+# --------------------------------------------------------------------------- targets
+
+UNKNOWN = "\x1a"  # in a target pattern: an expansion whose value is not known (any text)
+HOME = "\x02"  # in a target pattern: the home directory (`~`, `$HOME`, `${HOME}`, `${HOME:-x}`)
+_HOME_VAR = re.compile(r"\$(?:HOME\b|\{HOME(?:[:]?[-=?+][^}]*)?\})")
+_GLOB_SPECIALS = "*?[]{}\\"
+
+
+def target_pattern(raw: str) -> str:
+    """A word that names a file, as a bash glob of what it may expand to (quoted specials escaped).
+
+    `~` / `~/x` at the start and `$HOME`-like expansions become `HOME`; any other expansion
+    (`$X`, `$(cmd)`, backquotes, `${X:-y}`) becomes `UNKNOWN`; `~user` stays for the caller.
+    Unquoted `*?[` and `{a,b}` stay active; quoted ones are escaped with a backslash.
+    """
+    out: list[str] = []
+    i, n = 0, len(raw)
+    dq = False
+    if raw.startswith("~") and (n == 1 or raw[1] == "/"):
+        out.append(HOME)
+        i = 1
+    while i < n:
+        c = raw[i]
+        if c == "\\" and i + 1 < n:
+            nxt = raw[i + 1]
+            if nxt == "\n":
+                i += 2
+                continue
+            if dq and nxt not in '$`"\\':
+                out.append("\\\\")
+                i += 1
+                continue
+            out.append(_lit(nxt))
+            i += 2
+        elif c == '"':
+            dq = not dq
+            i += 1
+        elif c == "'" and not dq:
+            j = raw.find("'", i + 1)
+            j = n if j < 0 else j
+            out.extend(_lit(ch) for ch in raw[i + 1 : j])
+            i = j + 1
+        elif raw.startswith("$'", i) and not dq:
+            try:
+                val, i = ansi_c(raw, i + 2)
+            except Unparseable:
+                out.append(UNKNOWN)
+                break
+            out.extend(_lit(ch) for ch in val)
+        elif c in "$`":
+            m = _HOME_VAR.match(raw, i)
+            j = _expansion_end(raw, i)
+            if j <= i + 1:
+                out.append(_lit(c))
+                i += 1
+                continue
+            out.append(HOME if m is not None and m.end() == j else UNKNOWN)
+            i = j
+        else:
+            out.append(_lit(c) if dq else c)
+            i += 1
+    return "".join(out)
+
+
+def _lit(ch: str) -> str:
+    return "\\" + ch if ch in _GLOB_SPECIALS else ch
+
+
+def expand_braces(text: str, limit: int = 64) -> list[str]:
+    """Bash brace expansion of one word (`{a,b}`, `{1..3}`, `{a..c}`, nested), at most `limit`
+    results (the rest are dropped); backslash-escaped braces stay literal."""
+    out = [text]
+    for _ in range(8):  # nesting rounds
+        changed = False
+        nxt: list[str] = []
+        for t in out:
+            parts = _first_brace(t)
+            if parts is None:
+                nxt.append(t)
+                continue
+            changed = True
+            pre, alts, post = parts
+            nxt.extend(pre + a + post for a in alts)
+            if len(nxt) >= limit:
+                break
+        out = nxt[:limit]
+        if not changed:
+            break
+    return out
+
+
+def _first_brace(t: str) -> tuple[str, list[str], str] | None:
+    i, n = 0, len(t)
+    while i < n:
+        c = t[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "{":
+            depth, j, commas = 1, i + 1, []
+            while j < n and depth:
+                if t[j] == "\\":
+                    j += 2
+                    continue
+                if t[j] == "{":
+                    depth += 1
+                elif t[j] == "}":
+                    depth -= 1
+                elif t[j] == "," and depth == 1:
+                    commas.append(j)
+                j += 1
+            if depth:
+                return None
+            body = t[i + 1 : j - 1]
+            if commas:
+                cuts = [i, *commas, j - 1]
+                alts = [t[a + 1 : b] for a, b in itertools.pairwise(cuts)]
+                return t[:i], alts, t[j:]
+            seq = _sequence(body)
+            if seq is not None:
+                return t[:i], seq, t[j:]
+        i += 1
+    return None
+
+
+_SEQ = re.compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?")
+
+
+def _sequence(body: str) -> list[str] | None:
+    m = _SEQ.fullmatch(body)
+    if m is None:
+        return None
+    a, b, step_s = m.group(1), m.group(2), m.group(3)
+    step = abs(int(step_s)) if step_s else 1
+    step = step or 1
+    if a.lstrip("-").isdigit() and b.lstrip("-").isdigit():
+        lo, hi = int(a), int(b)
+        rng = range(lo, hi + 1, step) if lo <= hi else range(lo, hi - 1, -step)
+        return [str(x) for x in list(rng)[:64]]
+    if len(a) == 1 and len(b) == 1 and a.isalpha() and b.isalpha():
+        lo, hi = ord(a), ord(b)
+        rng = range(lo, hi + 1, step) if lo <= hi else range(lo, hi - 1, -step)
+        return [chr(x) for x in list(rng)[:64]]
+    return None

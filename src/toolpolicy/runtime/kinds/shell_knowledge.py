@@ -1,0 +1,610 @@
+"""Command knowledge at decide time: how a program reads its argv (SPEC 3 `shell`; issue 14 item 2).
+
+Place in the pipeline: runtime, decide time. The knowledge is *data* written in the policy
+language (`commands:` in a policy file, plus the bundled `policies/commands.yaml`); the compiler
+validates it and turns it into the `Table` below (plain NamedTuples and dicts: picklable, no
+per-call work). `shell.py` asks `analyse(words, table)` about each simple command (quotes already
+removed) and gets back an `Analysis`: which words are files read or written, which are shell
+scripts, interpreter code or whole commands run by the program, which options make it write,
+execute, touch the network or reveal secrets, and the command's text with the program's global
+options taken out (`git -C . push` -> `git push`), so that rules about a subcommand match
+wherever the options put it.
+
+Parsing follows getopt_long as the GNU tools do it unless a command says otherwise: short options
+cluster (`-iS CMD`), a short option that takes a value takes the rest of its cluster or the next
+word, long options take `--name=value` or the next word, and any unambiguous prefix of a long
+option names it (`--s=` is `--split-string=`; precomputed, so a lookup is one dict access).
+`posix: true` stops options at the first operand. Options a command does not list are flags,
+unless the command says `unknown: exec` (a wrapper: when in doubt it runs something).
+
+Everything here is linear in the number of words; the only loops are over the words.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+__all__ = [
+    "EFFECTS",
+    "ROLES",
+    "Analysis",
+    "Opt",
+    "Spec",
+    "Table",
+    "analyse",
+    "build_spec",
+    "build_table",
+]
+
+# What an option's value or an operand is.
+ROLES = (
+    "data",  # text the program only looks at (a pattern, a message, a name)
+    "read",  # a file the program reads
+    "write",  # a file the program writes (or deletes)
+    "script",  # shell code the program runs (`bash -c`, `su -c`, `env -S`)
+    "code",  # code in another language the program runs (`python -c`, `node -e`, an awk program)
+    "command",  # the words from here on are a command the program runs (`env`, `xargs`, `find -exec`)
+    "subcommand",  # one of the program's subcommands (see `subcommands`)
+    "at-read",  # data, or a file read when it starts with `@` (`curl -d @file`)
+)
+# What an option or a subcommand makes the command do (beyond its operands' roles).
+EFFECTS = ("write", "exec", "network", "secret", "delete")
+GUARDING = frozenset({"exec", "secret"})  # a prefix allow never covers these (exact rules only)
+NONE, REQUIRED, OPTIONAL = 0, 1, 2
+_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+class Opt(NamedTuple):
+    """One option (all its spellings share this record)."""
+
+    name: str  # the spelling used in messages (`-o`)
+    takes: int  # NONE, REQUIRED or OPTIONAL (only `--opt=v` / attached `-ov`)
+    role: str  # the value's role (ROLES); "data" when it takes none
+    effects: frozenset[str] = frozenset()
+    until: tuple[str, ...] = ()  # role `command`: the words up to one of these (`find -exec ... ;`)
+    instead_of: str | None = None  # the operand role it stands in for (`sed -e` replaces the script)
+    operands_become: str | None = None  # operands of role `read` become this (`sed -i`: write)
+    note: str = ""  # what it does, for `--explain`
+
+
+class Spec(NamedTuple):
+    """What one program (or one subcommand) does with its argv."""
+
+    name: str
+    short: dict[str, Opt]
+    long: dict[str, Opt]  # every long spelling (without `--`)
+    long_names: tuple[str, ...]  # the same, sorted, for abbreviations (empty: none accepted)
+    words: dict[str, Opt]  # whole-word options (`-exec`, `-name`, `-delete`: find's style)
+    operands: tuple[str, ...]  # roles in order; `repeat` says which one repeats
+    repeat: int  # index into `operands` of the role that takes all the extra operands (-1: none)
+    subcommands: dict[str, Spec]
+    effects: frozenset[str]
+    assign: dict[str, str]  # `key=value` operands (dd's `of=F`): key -> role
+    operand_effects: dict[str, frozenset[str]]  # an operand's value -> effects (`secret`)
+    posix: bool  # options end at the first operand
+    assignments: bool  # `NAME=VALUE` words (and a lone `-`) before the command operand are data
+    unknown_exec: bool  # an option it does not list makes it exec-capable
+    note: str
+
+
+class Table:
+    """The knowledge of one policy: program name -> its entry, built into a `Spec` on first use.
+
+    Holds the validated entries as plain data (cheap to pickle with a compiled policy); `digest`
+    identifies the content (shell views are memoised per digest).
+    """
+
+    __slots__ = ("digest", "entries", "specs")
+
+    def __init__(self, entries: dict[str, Mapping[str, Any]], digest: str) -> None:
+        self.entries = entries  # program name -> entry (names of a group share one entry object)
+        self.digest = digest
+        self.specs: dict[str, Spec | None] = {}
+
+    def get(self, name: str) -> Spec | None:
+        spec = self.specs.get(name, _MISSING)
+        if spec is _MISSING:
+            entry = self.entries.get(name)
+            spec = None if entry is None else build_spec(name, entry)
+            if len(self.specs) < 4096:
+                self.specs[name] = spec
+        return spec  # type: ignore[return-value]
+
+    def __getstate__(self) -> tuple[dict[str, Mapping[str, Any]], str]:
+        return (self.entries, self.digest)
+
+    def __setstate__(self, state: tuple[dict[str, Mapping[str, Any]], str]) -> None:
+        self.entries, self.digest = state
+        self.specs = {}
+
+
+_MISSING: Any = object()
+
+
+class Analysis(NamedTuple):
+    """What `analyse` found; indices are into the words it was given."""
+
+    reads: tuple[tuple[int, int], ...] = ()  # (word index, characters to cut) of files read
+    writes: tuple[tuple[int, int], ...] = ()  # the same, of files written because of an option
+    operand_writes: tuple[tuple[int, int], ...] = ()  # files a writing command writes by nature
+    at_reads: tuple[tuple[int, int], ...] = ()  # data, or a file read when the value starts with `@`
+    scripts: tuple[tuple[int, int], ...] = ()  # (word index, characters to cut) of shell code
+    code: tuple[int, ...] = ()  # words holding interpreter code
+    commands: tuple[tuple[int, int], ...] = ()  # [start, end) of commands the program runs
+    effects: frozenset[str] = frozenset()
+    notes: tuple[str, ...] = ()
+    normal: tuple[int, ...] | None = None  # word indices without the global options (None: unchanged)
+    known: bool = False  # the program has a spec
+    unknown_write: bool = False  # it writes files it does not name (`tar -x`)
+
+
+_EMPTY = Analysis()
+
+
+# --------------------------------------------------------------------------- building
+
+
+def build_spec(name: str, data: Mapping[str, Any]) -> Spec:
+    """A `Spec` from one validated `commands:` entry (see docs/command-knowledge.md)."""
+    short: dict[str, Opt] = {}
+    longs: dict[str, Opt] = {}
+    words: dict[str, Opt] = {}
+    for spellings, body in (data.get("options") or {}).items():
+        opt = _build_opt(spellings, body)
+        for s in spellings.replace(",", " ").split():
+            if s.startswith("--"):
+                longs[s[2:]] = opt
+            elif len(s) == 2 and s[0] == "-":
+                short[s[1]] = opt
+            else:
+                words[s] = opt
+    operands = data.get("operands") or ()
+    if isinstance(operands, str):
+        operands = [operands]
+    roles: list[str] = []
+    repeat = -1
+    for i, r in enumerate(operands):
+        if r.endswith("..."):
+            repeat, r = i, r[:-3]
+        roles.append(r)
+    if not roles:
+        roles, repeat = ["data"], 0
+    subs: dict[str, Spec] = {}
+    for sub_names, body in (data.get("subcommands") or {}).items():
+        body = dict(body or {})
+        if data.get("inherit"):  # the program's options are valid after the subcommand too
+            body["options"] = {**(data.get("options") or {}), **(body.get("options") or {})}
+            body.setdefault("inherit", True)
+        for sub_name in sub_names.replace(",", " ").split():
+            subs[sub_name] = build_spec(f"{name} {sub_name}", body)
+    if subs and "subcommand" not in roles:
+        roles.insert(0, "subcommand")
+        repeat = repeat + 1 if repeat >= 0 else -1
+    return Spec(
+        name=name,
+        short=short,
+        long=longs,
+        long_names=tuple(sorted(longs)) if data.get("abbrev", True) else (),
+        words=words,
+        operands=tuple(roles),
+        repeat=repeat,
+        subcommands=subs,
+        effects=frozenset(_as_list(data.get("effects"))),
+        assign=dict(data.get("assign") or {}),
+        operand_effects={k: frozenset(_as_list(v)) for k, v in (data.get("operand_effects") or {}).items()},
+        posix=bool(data.get("posix", False)),
+        assignments=bool(data.get("assignments", False)),
+        unknown_exec=data.get("unknown") == "exec",
+        note=str(data.get("about", "")),
+    )
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _build_opt(spellings: str, body: Any) -> Opt:
+    name = spellings.replace(",", " ").split()[0]
+    if isinstance(body, str):
+        body = {"flag": {}, "value": {"value": "data"}, "optional": {"value": "data", "optional": True}}.get(
+            body, {"value": body}
+        )
+    body = dict(body or {})
+    role = body.get("value", "none")
+    optional = bool(body.get("optional", False))
+    takes = NONE if role == "none" else (OPTIONAL if optional else REQUIRED)
+    return Opt(
+        name=name,
+        takes=takes,
+        role="data" if role == "none" else role,
+        effects=frozenset(_as_list(body.get("effects"))),
+        until=tuple(_as_list(body.get("until"))),
+        instead_of=body.get("instead_of"),
+        operands_become=body.get("operands_become"),
+        note=str(body.get("note", "")),
+    )
+
+
+def long_option(spec: Spec, name: str) -> Opt | None:
+    """The long option `name` names: itself, or the one option it abbreviates (getopt_long).
+
+    An abbreviation shared by spellings of different options is ambiguous (getopt_long refuses
+    it; so do we: None). A binary search, not a scan.
+    """
+    opt = spec.long.get(name)
+    if opt is not None or not spec.long_names or not name:
+        return opt
+    names = spec.long_names
+    k = bisect.bisect_left(names, name)
+    found: Opt | None = None
+    while k < len(names) and names[k].startswith(name):
+        o = spec.long[names[k]]
+        if found is not None and o is not found:
+            return None
+        found = o
+        k += 1
+        if k - bisect.bisect_left(names, name) > 64:
+            return None
+    return found
+
+
+def build_table(entries: Mapping[str, Mapping[str, Any]], digest: str) -> Table:
+    """A table from `commands:` entries as written (a key may name several programs)."""
+    flat: dict[str, Mapping[str, Any]] = {}
+    for names, body in entries.items():
+        for name in names.replace(",", " ").split():
+            flat[name] = body
+    return Table(flat, digest)
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_BUNDLED = os.path.join(_PACKAGE, "policies", "commands.yaml")
+
+
+def __getattr__(name: str) -> Any:  # `BUNDLED_PATH` as a Path, without importing pathlib on the hook's path
+    if name == "BUNDLED_PATH":
+        from pathlib import Path
+
+        return Path(_BUNDLED)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_bundled: list[Table] = []
+
+
+def bundled() -> Table:
+    """The bundled knowledge (policies/commands.yaml), read once per process."""
+    if not _bundled:
+        _bundled.append(build_table(bundled_entries(), "bundled"))
+    return _bundled[0]
+
+
+def bundled_entries() -> dict[str, Any]:
+    import yaml  # only here: compiled policies carry their table, so `policy hook` never reads YAML
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    with open(_BUNDLED, encoding="utf-8") as handle:
+        text = handle.read()
+    data = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+    return dict(data["commands"])
+
+
+# --------------------------------------------------------------------------- analysis
+
+
+def analyse(words: Sequence[str], table: Table) -> Analysis:
+    """What the program `words[0]` (a basename lookup) does with the rest of `words`."""
+    if not words:
+        return _EMPTY
+    head = words[0]
+    name = head.rstrip("/").rsplit("/", 1)[-1] if "/" in head else head
+    spec = table.get(name)
+    if spec is None:
+        return _EMPTY
+    acc = _Acc()
+    kept = [0]
+    _walk(words, 1, spec, acc, kept)
+    return acc.result(kept if acc.dropped else None)
+
+
+class _Acc:
+    __slots__ = (
+        "at_reads",
+        "code",
+        "commands",
+        "dropped",
+        "effects",
+        "notes",
+        "operand_writes",
+        "reads",
+        "scripts",
+        "unknown_write",
+        "writes",
+    )
+
+    def __init__(self) -> None:
+        self.reads: list[tuple[int, int]] = []
+        self.writes: list[tuple[int, int]] = []
+        self.operand_writes: list[tuple[int, int]] = []
+        self.at_reads: list[tuple[int, int]] = []
+        self.scripts: list[tuple[int, int]] = []
+        self.code: list[int] = []
+        self.commands: list[tuple[int, int]] = []
+        self.effects: set[str] = set()
+        self.notes: list[str] = []
+        self.dropped = False
+        self.unknown_write = False
+
+    def result(self, normal: list[int] | None) -> Analysis:
+        return Analysis(
+            tuple(self.reads),
+            tuple(self.writes),
+            tuple(self.operand_writes),
+            tuple(self.at_reads),
+            tuple(self.scripts),
+            tuple(self.code),
+            tuple(self.commands),
+            frozenset(self.effects),
+            tuple(dict.fromkeys(self.notes)),
+            tuple(normal) if normal is not None else None,
+            True,
+            self.unknown_write,
+        )
+
+
+def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) -> None:
+    """Parse `words[i:]` with `spec`; `kept` collects the indices of the normalised text."""
+    n = len(words)
+    base = len(kept)  # the program (and subcommand) words already kept
+    if spec.effects:
+        _effects(acc, spec.effects, f"`{spec.name}`", spec.note)
+    operands: list[int] = []
+    skipped: set[str] = set()
+    become: str | None = None
+    opts_done = False
+    while i < n:
+        w = words[i]
+        if not opts_done and w == "--":
+            opts_done = True
+            kept.append(i)
+            i += 1
+            continue
+        opt: Opt | None = None
+        value: int | None = None  # index of the value word
+        cut = 0  # characters of that word before the value
+        step = 1
+        if not opts_done and w in spec.words:
+            opt = spec.words[w]
+            if opt.role == "command" and opt.until:
+                j = i + 1
+                while j < n and words[j] not in opt.until:
+                    j += 1
+                _option(acc, opt, w, None, 0, words)
+                if j > i + 1:
+                    acc.commands.append((i + 1, j))
+                kept.extend(range(i, min(j + 1, n)))
+                i = j + 1
+                continue
+            if opt.takes == REQUIRED and i + 1 < n:
+                value, step = i + 1, 2
+        elif not opts_done and w.startswith("--") and len(w) > 2:
+            name, eq, _ = w[2:].partition("=")
+            opt = long_option(spec, name)
+            if opt is None:
+                if spec.unknown_exec:
+                    _effects(acc, {"exec"}, f"`{w}`", "an option this program may run a command with")
+            elif eq:
+                value, cut = i, 3 + len(name)
+            elif opt.takes == REQUIRED and i + 1 < n:
+                value, step = i + 1, 2
+        elif not opts_done and len(w) > 1 and w[0] == "-":
+            for j in range(1, len(w)):
+                o = spec.short.get(w[j])
+                if o is None:
+                    if spec.unknown_exec:
+                        _effects(acc, {"exec"}, f"`-{w[j]}`", "an option this program may run a command with")
+                    continue
+                if o.takes == NONE:
+                    _option(acc, o, "-" + w[j], None, 0, words)
+                    become = o.operands_become or become
+                    if o.instead_of:
+                        skipped.add(o.instead_of)
+                    continue
+                opt, w = o, "-" + w[j]  # `w` now labels the option in notes
+                if j + 1 < len(words[i]):
+                    value, cut = i, j + 1
+                elif o.takes == REQUIRED and i + 1 < n:
+                    value, step = i + 1, 2
+                break
+            if opt is None:
+                kept.append(i)
+                i += 1
+                continue
+        else:
+            # an operand
+            sub = spec.subcommands.get(w) or spec.subcommands.get("*") if spec.subcommands else None
+            if sub is not None and not operands:
+                if len(kept) > base:
+                    acc.dropped = True  # global options before the subcommand: left out
+                del kept[base:]
+                kept.append(i)
+                _walk(words, i + 1, sub, acc, kept)
+                return
+            role = _operand_role(spec, len(operands), skipped)
+            if role == "command" and spec.assignments and (w == "-" or _ASSIGN.match(w)):
+                kept.append(i)
+                i += 1
+                continue
+            if role == "command":
+                acc.commands.append((i, n))
+                acc.effects.add("exec")
+                kept.extend(range(i, n))
+                return
+            operands.append(i)
+            kept.append(i)
+            if spec.posix:
+                opts_done = True
+            i += 1
+            continue
+        # an option (opt may be None: an unknown one)
+        if opt is not None:
+            if opt.takes == NONE:
+                _option(acc, opt, w, None, 0, words)
+            else:
+                _option(acc, opt, w, value, cut, words)
+            become = opt.operands_become or become
+            if opt.instead_of:
+                skipped.add(opt.instead_of)
+        kept.extend(range(i, min(i + step, n)))
+        i += step
+    _operands(words, spec, operands, skipped, become, acc)
+    return None
+
+
+def _operand_role(spec: Spec, k: int, skipped: set[str]) -> str:
+    roles = [r for r in spec.operands if r not in skipped] if skipped else list(spec.operands)
+    if not roles:
+        return "data"
+    if k < len(roles):
+        return roles[k]
+    rep = spec.repeat
+    if rep < 0:
+        return "data"
+    if skipped:
+        rep_role = spec.operands[rep]
+        return rep_role if rep_role not in skipped else "data"
+    return roles[rep]
+
+
+def _operands(
+    words: Sequence[str], spec: Spec, operands: list[int], skipped: set[str], become: str | None, acc: _Acc
+) -> None:
+    roles = [r for r in spec.operands if r not in skipped] if skipped else list(spec.operands)
+    rep = spec.repeat
+    if skipped and rep >= 0 and spec.operands[rep] in skipped:
+        rep = -1
+    elif skipped and rep >= 0:
+        rep = roles.index(spec.operands[rep])
+    # assign operands to roles: fixed roles before the repeat, the repeat takes the extras,
+    # fixed roles after it take the last operands (`cp SRC... DEST`)
+    count = len(operands)
+    after = len(roles) - rep - 1 if rep >= 0 else 0
+    for k, idx in enumerate(operands):
+        if rep < 0:
+            role = roles[k] if k < len(roles) else "data"
+        elif k < rep:
+            role = roles[k]
+        elif k >= count - after and count - after > rep:
+            role = roles[len(roles) - (count - k)]
+        else:
+            role = roles[rep]
+        w = words[idx]
+        if spec.assign and "=" in w:
+            key = w.split("=", 1)[0]
+            arole = spec.assign.get(key)
+            if arole is not None:
+                _value(acc, arole, idx, len(key) + 1, f"`{key}=`", "")
+            continue
+        if role == "read" and become:
+            role = become
+            acc.writes.append((idx, 0))  # an option made it a write (`sed -i`): not by nature
+            continue
+        if spec.operand_effects and w in spec.operand_effects:
+            _effects(acc, spec.operand_effects[w], f"`{spec.name} {w}`", "")
+        if role == "write":
+            acc.operand_writes.append((idx, 0))
+            continue
+        _value(acc, role, idx, 0, "", "", w)
+
+
+def _option(acc: _Acc, opt: Opt, spelled: str, value: int | None, cut: int, words: Sequence[str]) -> None:
+    label = f"`{spelled.split('=', 1)[0]}`"
+    if opt.effects:
+        _effects(acc, opt.effects, label, opt.note)
+    if value is not None:
+        _value(acc, opt.role, value, cut, label, opt.note, words[value][cut:])
+
+
+def _value(acc: _Acc, role: str, idx: int, cut: int, label: str, note: str, text: str = "") -> None:
+    if role == "read":
+        acc.reads.append((idx, cut))
+    elif role == "write":
+        acc.writes.append((idx, cut))
+        if label:
+            acc.notes.append(f"{label} writes a file" + (f" ({note})" if note else ""))
+    elif role == "script":
+        acc.scripts.append((idx, cut))
+        acc.effects.add("exec")
+        if label:
+            acc.notes.append(f"{label} runs shell code")
+    elif role == "code":
+        acc.code.append(idx)
+        acc.effects.add("exec")
+        if label:
+            acc.notes.append(f"{label} runs code")
+    elif role == "command":
+        acc.commands.append((idx, idx + 1))
+        acc.effects.add("exec")
+        if label:
+            acc.notes.append(f"{label} runs a command")
+    elif role == "at-read":
+        acc.at_reads.append((idx, cut))
+    elif role in ("sed", "awk"):
+        _program(acc, role, idx, text)
+
+
+_SED_EXEC = re.compile(
+    r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?(?:,(?:\d+|\$|/[^/\n]*/))?!?\s*e(?:[\s;}]|$)|/[gpiImM0-9]*e[gpiImM0-9]*(?:[\s;}]|$)"
+)
+_SED_WRITE = re.compile(
+    r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?(?:,(?:\d+|\$|/[^/\n]*/))?!?\s*[wW]\s|/[gpiImM0-9]*w\s"
+)
+_AWK_WRITE = re.compile(r"printf?\b[^;{}\n]*>")
+
+
+def _program(acc: _Acc, role: str, idx: int, text: str) -> None:
+    """A sed script or an awk program: data, unless it runs commands or writes files."""
+    effects, why = program_effects(role, text)
+    if effects:
+        acc.effects.update(effects)
+        acc.notes.append(why)
+        if "exec" in effects:
+            acc.code.append(idx)
+        else:
+            acc.unknown_write = True
+
+
+def program_effects(role: str, text: str) -> tuple[frozenset[str], str]:
+    """Effects of a sed script or awk program (`e`, `w file`; `system()`, pipes, `print >`)."""
+    if role == "sed":
+        if _SED_EXEC.search(text):
+            return frozenset({"exec"}), "the sed script runs a command (`e`)"
+        if _SED_WRITE.search(text):
+            return frozenset({"write"}), "the sed script writes a file (`w`)"
+        return frozenset(), ""
+    if "system" in text or "|" in text:
+        return frozenset({"exec"}), "the awk program may run a command (`system()` or a pipe)"
+    if _AWK_WRITE.search(text):
+        return frozenset({"write"}), "the awk program writes a file (`print >`)"
+    return frozenset(), ""
+
+
+def _effects(acc: _Acc, effects: frozenset[str] | set[str], label: str, note: str) -> None:
+    acc.effects.update(effects)
+    for e in sorted(effects):
+        verb = {
+            "write": "writes files",
+            "exec": "runs commands",
+            "network": "uses the network",
+            "secret": "reveals secrets",
+            "delete": "deletes",
+        }[e]
+        acc.notes.append(f"{label} {verb}" + (f" ({note})" if note else ""))
+    if "write" in effects or "delete" in effects:
+        acc.unknown_write = True

@@ -1,0 +1,225 @@
+"""Files a shell command touches, decided by the path rules (SPEC 3 `shell`; issue 12 items 1, 2, 4).
+
+Place in the pipeline: runtime, decide time, after the rules have decided each unit of a shell
+call (`Engine._rules`). A unit's `writes` (output redirections, and the files its program writes:
+`tee`, `cp`, `sort -o`, `sed -i`, `dd of=`...) are decided as calls of the policy's write tool
+(`Edit` for Claude Code); its `reads` (`< file`, and the files `cat`, `head`, `grep`, `sed -n p`...
+read) as calls of its read tool (`Read`, `read_file`...):
+
+* a write or read the path rules deny denies the unit, whatever the shell rules said;
+* a read they ask about makes an allowed unit ask; a write they do not allow makes it ask (unless
+  the allow rule says `allow_redirection`);
+* a target that is a pattern (`\\x00...`: a glob, `$HOME`, `~user`, an unknown expansion, a path
+  under a directory `cd` may have changed to) is never allowed by a path rule. It is expanded as
+  bash would: braces, `~` and `$HOME` from the call's home, globs against the filesystem relative
+  to the call's cwd (what bash would do when it runs), and an unknown expansion tried as the home
+  directory, the cwd, `/` and nothing. Each path it may name is decided; any deny denies.
+"""
+
+from __future__ import annotations
+
+import glob
+import itertools
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+from .kinds.shell_words import HOME, UNKNOWN, expand_braces
+from .rules import MAX_WRITE_CHECKS, PreparedCall, RuleVerdict, combine, prepare
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+PATTERN = "\x00"
+SOFT = "\x05"  # a write the command makes by nature (`rm x`): only path denies and asks count
+READ_TOOLS = ("Read", "read_file", "view", "read", "ReadFile")
+_MAX_PATHS = 32  # paths one pattern may name that are decided
+_GLOB = re.compile(r"(?<!\\)[*?\[]")
+
+
+def check_targets(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> RuleVerdict:
+    """The verdict with each unit's files decided by the path rules (see the module doc)."""
+    view = call.primary
+    if view is None or call.kind != "shell" or not verdict.units or len(verdict.units) != len(view.units):
+        return verdict
+    policy: Any = engine.policy
+    read_tool = read_tool_of(policy, call.mode)
+    if not any(needs_check(policy, call.mode, u.writes, u.reads) for u in view.units):
+        return verdict
+    results = list(verdict.units)
+    for i, unit in enumerate(view.units):
+        if results[i][0] == "deny":
+            continue
+        if unit.writes:
+            _writes(engine, call, verdict, results, i, unit.writes)
+        if results[i][0] != "deny" and unit.reads and read_tool:
+            _reads(engine, call, verdict, results, i, unit.reads, read_tool)
+    out = RuleVerdict(None, matched=verdict.matched, diagnostics=verdict.diagnostics, floor=verdict.floor)
+    return combine(results, out)
+
+
+def _writes(
+    engine: Engine,
+    call: PreparedCall,
+    verdict: RuleVerdict,
+    results: list[tuple[str | None, Any]],
+    i: int,
+    targets: tuple[str, ...],
+) -> None:
+    covered = results[i][1] is not None and results[i][1].allow_redirection and results[i][0] == "allow"
+    if len(targets) > MAX_WRITE_CHECKS:  # too many targets to check: never allowed
+        verdict.diagnostics.append(f"more than {MAX_WRITE_CHECKS} files written")
+        if results[i][0] == "allow":
+            results[i] = ("ask", None)
+    tool = getattr(engine.policy, "write_tool", None)
+    for target in targets[:MAX_WRITE_CHECKS]:
+        soft = target.startswith(SOFT)
+        target = target[1:] if soft else target
+        paths, known = expand(target, call.cwd, call.home)
+        shown = _shown(target)
+        for path in paths:
+            sub = _path_decision(engine, call, tool, path) if tool else RuleVerdict(None)
+            if sub.decision == "deny":  # a write to a denied path denies, whatever the command
+                verdict.diagnostics.append(f"`{shown}` is written by the command: denied")
+                results[i] = ("deny", sub.rule)
+                return
+            if soft:
+                if sub.decision == "ask" and results[i][0] != "ask":
+                    verdict.diagnostics.append(f"`{shown}` is written by the command: needs approval")
+                    results[i] = ("ask", sub.rule)
+                continue
+            if results[i][0] == "allow" and not covered and sub.decision != "allow":
+                verdict.diagnostics.append(f"`{shown}` is written by the command: not allowed")
+                results[i] = ("ask", sub.rule)
+        if not known and not soft and results[i][0] == "allow":
+            verdict.diagnostics.append(f"`{shown}` is written by the command and is not a known path")
+            results[i] = ("ask", None)
+
+
+def _reads(
+    engine: Engine,
+    call: PreparedCall,
+    verdict: RuleVerdict,
+    results: list[tuple[str | None, Any]],
+    i: int,
+    targets: tuple[str, ...],
+    tool: str,
+) -> None:
+    for target in targets[:MAX_WRITE_CHECKS]:
+        paths, _known = expand(target, call.cwd, call.home)
+        shown = _shown(target)
+        for path in paths:
+            sub = _path_decision(engine, call, tool, path)
+            if sub.decision == "deny":
+                verdict.diagnostics.append(f"`{shown}` is read by the command: denied")
+                results[i] = ("deny", sub.rule)
+                return
+            if sub.decision == "ask" and results[i][0] != "ask":
+                verdict.diagnostics.append(f"`{shown}` is read by the command: needs approval")
+                results[i] = ("ask", sub.rule)
+
+
+def _shown(target: str) -> str:
+    if not target.startswith(PATTERN):
+        return target
+    return target[1:].replace(HOME, "~").replace(UNKNOWN, "$…")
+
+
+def _path_decision(engine: Engine, call: PreparedCall, tool: str, path: str) -> RuleVerdict:
+    policy: Any = engine.policy
+    spec = policy.tool_spec(policy.canonical_tool(tool))
+    if spec.arg is None:
+        return RuleVerdict(None)
+    sub = prepare(
+        policy,
+        tool,
+        {spec.arg: path},
+        call.context | {"cwd": call.cwd},
+        call.mode,
+        home=call.home,
+        cwd=call.cwd,
+    )
+    return engine._evaluate(sub)
+
+
+def needs_check(policy: Any, mode: str, writes: tuple[str, ...], reads: tuple[str, ...]) -> bool:
+    """Could the path rules change the decision of a unit with these files? (the fast path asks)"""
+    if reads and read_tool_of(policy, mode):
+        return True
+    if not writes:
+        return False
+    if policy.write_tool is None:
+        return any(not w.startswith(SOFT) for w in writes)
+    if any(not w.startswith(SOFT) for w in writes):
+        return True
+    return bool(policy.lazy(("write_guard", mode), lambda: _restricts(policy, policy.write_tool, mode)))
+
+
+def _restricts(policy: Any, tool: str, mode: str) -> bool:
+    from .plan import plan_for
+
+    return any(r.decision != "allow" for r in plan_for(policy, tool, mode).rules)
+
+
+def read_tool_of(policy: Any, mode: str) -> str | None:
+    """The tool whose path rules decide shell reads: the first of `READ_TOOLS` the policy knows as
+    a path tool, and only when some rule of it denies or asks (else reads cannot change anything)."""
+    return policy.lazy(("read_tool", mode), lambda: _read_tool(policy, mode)) or None  # type: ignore[no-any-return]
+
+
+def _read_tool(policy: Any, mode: str) -> str:
+    from .plan import plan_for
+
+    for name in READ_TOOLS:
+        spec = policy.tools.get(policy.canonical_tool(name))
+        if spec is None or spec.kind != "path":
+            continue
+        plan = plan_for(policy, name, mode)
+        if any(r.decision != "allow" for r in plan.rules):
+            return name
+        return ""
+    return ""
+
+
+def expand(target: str, cwd: str, home: str) -> tuple[list[str], bool]:
+    """The paths a target may name, and whether it is a known path (a literal)."""
+    if not target.startswith(PATTERN):
+        return [target], True
+    out: list[str] = []
+    for form in expand_braces(target[1:], _MAX_PATHS):
+        form = form.replace(HOME, _escape(home))
+        if form.startswith("~"):  # `~user/...`
+            head, sep, rest = form.partition("/")
+            user_home = os.path.expanduser(_unescape(head))
+            form = _escape(user_home) + sep + rest if not user_home.startswith("~") else form
+        fills = (_escape(home), _escape(cwd), "", "/") if UNKNOWN in form else ("",)
+        for fill in fills:
+            candidate = form.replace(UNKNOWN, fill)
+            out.append(_unescape(candidate))
+            if _GLOB.search(candidate):
+                out.extend(_glob(candidate, cwd))
+        if len(out) >= _MAX_PATHS:
+            break
+    return list(dict.fromkeys(p for p in out if p))[:_MAX_PATHS], False
+
+
+def _glob(pattern: str, cwd: str) -> list[str]:
+    """What bash's pathname expansion gives on this filesystem (dotfiles only when named)."""
+    full = pattern if pattern.startswith("/") else os.path.join(_escape(cwd), pattern)
+    try:
+        return list(itertools.islice(glob.iglob(_to_python_glob(full)), _MAX_PATHS))
+    except (OSError, ValueError, re.error):
+        return []
+
+
+def _to_python_glob(pattern: str) -> str:
+    """Backslash escapes (bash) -> `[x]` classes (Python's glob has no backslash escape)."""
+    return re.sub(r"\\(.)", lambda m: "[" + m.group(1) + "]" if m.group(1) in "*?[" else m.group(1), pattern)
+
+
+def _escape(text: str) -> str:
+    return "".join("\\" + c if c in "*?[]{}\\" else c for c in text)
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)

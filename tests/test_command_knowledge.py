@@ -1,0 +1,149 @@
+"""Command knowledge in the policy language (issue 14 item 2): `commands:` entries are validated
+with located errors, compiled with the bundled knowledge, used by shell views, and shown by
+`--explain`; the bundled data file is itself a valid policy document."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from toolpolicy import Engine, load_policy
+from toolpolicy.errors import PolicyError
+from toolpolicy.policies.schema import PolicyDocument
+from toolpolicy.runtime.kinds import shell_knowledge
+from toolpolicy.runtime.kinds.shell_knowledge import analyse, build_table, bundled
+
+
+def _policy(tmp_path: Path, body: str) -> Path:
+    p = tmp_path / "policy.yaml"
+    p.write_text("version: 1\nprofile: claude-code\ndefault: ask\n" + body)
+    return p
+
+
+def test_bundled_knowledge_is_a_valid_policy_document() -> None:
+    data = yaml.safe_load(shell_knowledge.BUNDLED_PATH.read_text())
+    doc = PolicyDocument.model_validate(data, strict=False)
+    assert "sort" in " ".join(doc.commands)
+
+
+def test_bundled_file_loads_as_a_policy() -> None:
+    policy = load_policy(shell_knowledge.BUNDLED_PATH)
+    assert policy.commands is not None and policy.commands.get("env") is not None
+
+
+@pytest.mark.parametrize(
+    ("words", "field", "want"),
+    [
+        (["env", "-iS", "rm -rf x"], "scripts", ((2, 0),)),
+        (["env", "-iSrm x"], "scripts", ((1, 3),)),
+        (["env", "--s=rm x"], "scripts", ((1, 4),)),
+        (["env", "--split-str=rm x"], "scripts", ((1, 12),)),
+        (["env", "-C", "/tmp", "-S", "rm x"], "scripts", ((4, 0),)),
+        (["env", "-u", "HOME", "rm", "x"], "commands", ((3, 5),)),
+        (["sort", "-o", "out.txt", "a"], "writes", ((2, 0),)),
+        (["sort", "--out=o.txt", "a"], "writes", ((1, 6),)),
+        (["sed", "-n", "-i", "s/a/b/", "f"], "writes", ((4, 0),)),
+        (["sed", "-n", "p", ".env"], "reads", ((3, 0),)),
+        (["sed", "-e", "p", ".env"], "reads", ((3, 0),)),
+        (["cp", "a", "b", "dir"], "operand_writes", ((3, 0),)),
+        (["cp", "-t", "dir", "a", "b"], "reads", ((3, 0), (4, 0))),
+        (["dd", "if=/dev/zero", "of=disk.img"], "writes", ((2, 3),)),
+        (["git", "-C", ".", "push", "origin"], "normal", (0, 3, 4)),
+        (["git", "--no-pager", "-c", "a=b", "log"], "normal", (0, 4)),
+        (["kubectl", "-n", "x", "delete", "pod", "p"], "normal", (0, 3, 4, 5)),
+        (["find", ".", "-exec", "rm", "{}", ";"], "commands", ((3, 5),)),
+        (["fd", "-x", "rm"], "commands", ((2, 3),)),
+    ],
+)
+def test_argv_is_read_the_way_the_program_reads_it(words: list[str], field: str, want: object) -> None:
+    assert getattr(analyse(words, bundled()), field) == want
+
+
+@pytest.mark.parametrize(
+    ("words", "effect"),
+    [
+        (["kubectl", "get", "secret", "db", "-o", "yaml"], "secret"),
+        (["tar", "-xzf", "a.tgz"], "write"),
+        (["awk", 'BEGIN{system("id")}'], "exec"),
+        (["sed", "1e id", "f"], "exec"),
+        (["git", "-c", "core.pager=x", "log"], "exec"),
+        (["python3", "-c", "print(1)"], "exec"),
+        (["unshare", "-r", "rm", "x"], "exec"),
+    ],
+)
+def test_effects(words: list[str], effect: str) -> None:
+    assert effect in analyse(words, bundled()).effects
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["sort", "-n", "a"],
+        ["sed", "-n", "1,5p", "f"],
+        ["awk", "{print $1}", "f"],
+        ["tar", "-tzf", "a.tgz"],
+        ["kubectl", "get", "pods"],
+        ["grep", "rm -rf", "notes.md"],
+        ["git", "commit", "-m", "drop table"],
+    ],
+)
+def test_data_is_not_code(words: list[str]) -> None:
+    a = analyse(words, bundled())
+    assert not (a.effects & {"exec", "secret", "write"}) and not a.commands and not a.scripts
+
+
+def test_an_ambiguous_abbreviation_names_no_option() -> None:
+    table = build_table({"x": {"options": {"--alpha": "write", "--alps": "write"}}}, "t")
+    assert analyse(["x", "--al=f"], table).writes == ()
+    assert analyse(["x", "--alph=f"], table).writes == ((1, 7),)
+
+
+def test_a_policy_entry_teaches_a_command(tmp_path: Path) -> None:
+    p = _policy(
+        tmp_path,
+        'commands:\n  mytool:\n    options:\n      "-r --run": {value: command}\n      "-o": write\n'
+        'permissions:\n  allow: ["Bash(mytool *)"]\n  deny: ["Bash(rm *)"]\n',
+    )
+    engine = Engine(load_policy(p))
+    ctx = {"cwd": str(tmp_path)}
+    assert engine.decide("Bash", {"command": "mytool -r rm x"}, context=ctx).decision == "deny"
+    assert engine.decide("Bash", {"command": "mytool -o out"}, context=ctx).decision == "ask"
+    assert engine.decide("Bash", {"command": "mytool list"}, context=ctx).decision == "allow"
+
+
+def test_a_policy_entry_adds_options_to_the_bundled_entry(tmp_path: Path) -> None:
+    p = _policy(
+        tmp_path,
+        'commands:\n  sort:\n    options:\n      "--dump": write\npermissions:\n  allow: ["Bash(sort *)"]\n',
+    )
+    engine = Engine(load_policy(p))
+    ctx = {"cwd": str(tmp_path)}
+    assert engine.decide("Bash", {"command": "sort --dump x a"}, context=ctx).decision == "ask"
+    assert engine.decide("Bash", {"command": "sort -o x a"}, context=ctx).decision == "ask"  # bundled -o kept
+
+
+def test_explain_names_the_option_that_writes(tmp_path: Path) -> None:
+    p = _policy(tmp_path, 'permissions:\n  allow: ["Bash(sort *)"]\n')
+    d = Engine(load_policy(p), explain=True).decide(
+        "Bash", {"command": "sort -o out.txt a"}, context={"cwd": str(tmp_path)}
+    )
+    assert any("`-o` writes a file" in line for line in d.trace), d.trace
+
+
+@pytest.mark.parametrize(
+    ("body", "where", "text"),
+    [
+        ('commands:\n  sort:\n    options:\n      "-o": {value: wrtie}\n', ":7:", "wrtie"),
+        ("commands:\n  sort:\n    operandz: [read]\n", ":6:5", "operands"),
+        ("commands:\n  sort:\n    effects: [explode]\n", ":6:", "explode"),
+    ],
+)
+def test_schema_errors_are_located(tmp_path: Path, body: str, where: str, text: str) -> None:
+    p = _policy(tmp_path, body)
+    with pytest.raises(PolicyError) as info:
+        load_policy(p)
+    message = info.value.render()  # type: ignore[attr-defined]
+    assert f"{p}{where}" in message, message
+    assert "^" in message and text in message, message
