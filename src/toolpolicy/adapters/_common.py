@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from ..runtime.strict_json import no_constants, no_duplicate_keys
+
 MAX_INPUT_CHARS = 16 * 1024 * 1024  # a hook payload above this is refused (fail closed)
 _NO_ENV: Mapping[str, str] = MappingProxyType({})
 MAX_REASON_CHARS = 2000  # agents show the reason to the model; keep it readable
@@ -76,7 +78,7 @@ def parse_object(text: str, max_chars: int = MAX_INPUT_CHARS) -> dict[str, Any]:
     except UnicodeEncodeError:  # lone surrogates: undecodable bytes smuggled in as text
         raise InputError("not valid UTF-8") from None
     try:
-        data = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants)
+        data = json.loads(text, object_pairs_hook=no_duplicate_keys, parse_constant=no_constants)
     except RecursionError:
         raise InputError("JSON nested too deeply") from None
     except ValueError as exc:
@@ -84,20 +86,6 @@ def parse_object(text: str, max_chars: int = MAX_INPUT_CHARS) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise InputError(f"expected a JSON object, not {_json_type(data)}")
     return data
-
-
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    # NOTE: a key given twice could be read differently by the agent and by us; refuse it.
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key `{key}`")
-        out[key] = value
-    return out
-
-
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"`{name}` is not JSON")
 
 
 def _json_type(value: Any) -> str:

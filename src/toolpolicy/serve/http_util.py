@@ -20,6 +20,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from ..runtime.strict_json import no_constants, no_duplicate_keys
+
 JSON_TYPE = "application/json"
 
 
@@ -107,7 +109,7 @@ def parse_json_object(text: str) -> dict[str, Any]:
     if not text.strip():
         raise Problem(400, "bad_json", "empty body (expected a JSON object)")
     try:
-        data = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants)
+        data = json.loads(text, object_pairs_hook=no_duplicate_keys, parse_constant=no_constants)
     except RecursionError:
         raise Problem(400, "bad_json", "JSON nested too deeply") from None
     except ValueError as exc:
@@ -115,19 +117,6 @@ def parse_json_object(text: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise Problem(400, "bad_json", f"expected a JSON object, not {type_name(data)}")
     return data
-
-
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key `{key}`")
-        out[key] = value
-    return out
-
-
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"`{name}` is not JSON")
 
 
 def type_name(value: Any) -> str:

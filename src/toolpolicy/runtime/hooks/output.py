@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...vocabulary import EFFECT_RANK, EFFECTS
+from ..strict_json import StrictJsonError, no_duplicate_keys
 from .events import get_contract
 from .types import HookSpec, HookVerdict, hook_label
 
@@ -179,25 +180,16 @@ def _reject_constant(name: str) -> Any:
 
 def _decode_one_object(text: str) -> Any:
     """Exactly one JSON value; trailing text (a second object, a log line) is an error."""
-    decoder = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+    decoder = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=no_duplicate_keys)
     try:
         obj, end = decoder.raw_decode(text)
     except json.JSONDecodeError as exc:
         raise OutputError(f"invalid JSON output: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except StrictJsonError as exc:  # a key given twice has no one reading: a failure, never the last
+        raise OutputError(f"invalid JSON output: {exc}") from None
     if text[end:].strip(_JSON_SPACE):
         raise OutputError("unexpected text after the JSON output object")
     return obj
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A key given twice is refused: `{"decision":"block","decision":"approve"}` has no one reading
-    (Python and JavaScript take the last, others the first), so it is a failure, never the last."""
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise OutputError(f"invalid JSON output: the key `{key}` appears twice")
-        out[key] = value
-    return out
 
 
 def parse_hook_output_json(
