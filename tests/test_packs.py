@@ -161,3 +161,17 @@ def test_the_wheel_ships_the_packs(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for name in PACKS:
         assert f"toolpolicy/policies/packs/{name}.yaml" in names
+
+
+def test_check_does_not_report_findings_inside_bundled_packs(tmp_path: Path) -> None:
+    """`policy check` on a policy extending a pack lints the user's rules, not the pack's."""
+    policy = tmp_path / "team.yaml"
+    policy.write_text('version: 1\nextends: ["pack:destructive"]\npermissions:\n  deny: ["Bash(rm -rf *)"]\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "toolpolicy", "check", str(policy)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "team.yaml:4" in done.stderr + done.stdout  # the user's clustered-flags trap is reported
+    assert "packs/destructive.yaml" not in done.stderr + done.stdout

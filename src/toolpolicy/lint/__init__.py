@@ -49,4 +49,16 @@ def lint_policy(loaded: LoadedPolicy, policy: CompiledPolicy) -> list[PolicyErro
             family(ctx)
         except Exception as exc:  # noqa: BLE001 - a lint bug must not hide the other findings
             ctx.add("lint_internal_error", f"the `{name}` checks failed: {type(exc).__name__}: {exc}", None)
-    return sorted(ctx.findings, key=PolicyError.sort_key)
+    findings = [f for f in ctx.findings if not _in_bundled_pack(f)]
+    return sorted(findings, key=PolicyError.sort_key)
+
+
+def _in_bundled_pack(finding: PolicyError) -> bool:
+    """A finding inside a bundled pack (`extends: ["pack:NAME"]`) is not the user's to fix: the packs'
+    own tests (`policy packs NAME --test`, tests/test_packs.py) pin what each of their rules covers."""
+    import os
+
+    from ..policies.packs import PACK_DIR
+
+    where = finding.file
+    return bool(where) and os.path.dirname(os.path.abspath(str(where))) == os.path.abspath(PACK_DIR)
