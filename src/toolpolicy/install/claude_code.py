@@ -22,13 +22,11 @@ from ._common import (
     home,
     hook_groups,
     is_policy_hook,
-    iter_handlers,
     load_json_object,
-    mapping,
     merge_hook,
     read_text,
 )
-from .registry import Registration
+from .registry import Registration, find_registrations
 
 AGENT = "claude-code"
 PROTOCOL = "claude-code"
@@ -95,23 +93,7 @@ def registrations(scope: Scope) -> list[Registration]:
     if text is None:
         return []
     settings = load_json_object(path, text)
-    hooks = mapping(settings.get("hooks"))
-    found = []
-    for event in EVENTS:
-        for gi, hi, h in iter_handlers(hooks.get(event)):
-            if is_ours(h):
-                group = mapping(hooks[event][gi])
-                found.append(
-                    Registration(
-                        AGENT,
-                        path,
-                        event,
-                        group.get("matcher") if isinstance(group, dict) else None,
-                        h,
-                        (gi, hi),
-                    )
-                )
-    return found
+    return find_registrations(AGENT, path, settings.get("hooks"), EVENTS, is_ours)
 
 
 def checks(reg: Registration, scope: Scope) -> list[tuple[str, str]]:

@@ -39,7 +39,7 @@ from ._common import (
     merge_hook,
     read_text,
 )
-from .registry import Registration
+from .registry import Registration, find_registrations
 
 AGENT = "codex"
 PROTOCOL = "codex"
@@ -245,14 +245,7 @@ def registrations(scope: Scope) -> list[Registration]:
     if text is None:
         return []
     data = _parse_toml(path, text) if scope.kind == "managed" else load_json_object(path, text)
-    hooks = mapping(data.get("hooks"))
-    found = []
-    for event in EVENTS:
-        for gi, hi, h in iter_handlers(hooks.get(event)):
-            if is_ours(h):
-                group = mapping(hooks[event][gi])
-                found.append(Registration(AGENT, path, event, group.get("matcher"), h, (gi, hi)))
-    return found
+    return find_registrations(AGENT, path, data.get("hooks"), EVENTS, is_ours)
 
 
 def checks(reg: Registration, scope: Scope) -> list[tuple[str, str]]:

@@ -16,10 +16,13 @@ To add an agent, write such a module and add one line to `INSTALLERS`.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from ._common import iter_handlers, mapping
 
 INSTALLERS: dict[str, str] = {
     "claude-code": "claude_code",
@@ -43,6 +46,20 @@ class Registration:
     def command(self) -> str | None:
         value = self.handler.get("command")
         return value if isinstance(value, str) else None
+
+
+def find_registrations(
+    agent: str, file: Path, hooks: Any, events: Iterable[str], is_ours: Callable[[Any], bool]
+) -> list[Registration]:
+    """The handlers of `hooks` (an agent's `{event: [group, ...]}` map) that `is_ours` recognises."""
+    found = []
+    hooks = mapping(hooks)
+    for event in events:
+        for gi, hi, handler in iter_handlers(hooks.get(event)):
+            if is_ours(handler):
+                matcher = mapping(hooks[event][gi]).get("matcher")
+                found.append(Registration(agent, file, event, matcher, handler, (gi, hi)))
+    return found
 
 
 def get_installer(agent: str) -> ModuleType:
