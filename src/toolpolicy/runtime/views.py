@@ -17,7 +17,6 @@ import math
 import re
 import unicodedata
 from json.encoder import py_encode_basestring
-from types import ModuleType
 from typing import Any
 
 from .kinds import ArgView, Rendered, Unit, path, shell, simple_view
@@ -25,20 +24,18 @@ from .kinds import ArgView, Rendered, Unit, path, shell, simple_view
 
 class _LazyKind:
     """A kind module imported on first use: the URL kind (ipaddress, urllib) stays off the cold
-    start of a hook that decides a shell command."""
-
-    __slots__ = ("_module", "_name")
+    start of a hook that decides a shell command. Each attribute is copied onto the instance when
+    first read, so later reads are plain attribute hits (no `__getattr__` on the decide path)."""
 
     def __init__(self, name: str) -> None:
         self._name = name
-        self._module: ModuleType | None = None
 
     def __getattr__(self, attr: str) -> Any:
-        if self._module is None:
-            import importlib
+        import importlib
 
-            self._module = importlib.import_module(f".kinds.{self._name}", __package__)
-        return getattr(self._module, attr)
+        value = getattr(importlib.import_module(f".kinds.{self._name}", __package__), attr)
+        setattr(self, attr, value)
+        return value
 
 
 url: Any = _LazyKind("url")
