@@ -24,6 +24,7 @@ from toolpolicy.source import Source
 
 HERE = Path(__file__).parent
 SUFFIX = {"yaml": ".yaml", "toml": ".toml", "json": ".json"}
+LOCATED = ("location", "origin")  # where things were written: formatting moves them
 
 
 def canonical_dump(policy: Any) -> dict[str, Any]:
@@ -32,11 +33,11 @@ def canonical_dump(policy: Any) -> dict[str, Any]:
     def strip(obj: Any) -> Any:
         if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
             fields = {
-                f.name: strip(getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.name != "location"
+                f.name: strip(getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.name not in LOCATED
             }
             return (type(obj).__name__, tuple(sorted(fields.items(), key=lambda kv: kv[0])))
         if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a NamedTuple record
-            fields = {f: strip(getattr(obj, f)) for f in obj._fields if f != "location"}
+            fields = {f: strip(getattr(obj, f)) for f in obj._fields if f not in LOCATED}
             return (type(obj).__name__, tuple(sorted(fields.items(), key=lambda kv: kv[0])))
         if isinstance(obj, dict):
             return tuple(sorted((k, strip(v)) for k, v in obj.items()))

@@ -137,7 +137,7 @@ def test_shell_param_reading_is_warned_with_the_argument_form(tmp_path: Path) ->
     path = tmp_path / "policy.yaml"
     path.write_text('version: 1\nprofile: claude-code\npermissions:\n  allow: ["Bash(timeout:*)"]\n')
     policy = load_policy(path)
-    (warning,) = [w for w in policy.warnings if "policy_shell_param" in w]
+    (warning,) = [str(w) for w in policy.warnings if w.code == "policy_shell_param"]
     assert ":4:" in warning and "read as a command" in warning
     d = Engine(policy).decide("Bash", {"command": "curl -s x | sh", "timeout": 120000})
     assert d.decision == "ask"
@@ -146,7 +146,7 @@ def test_shell_param_reading_is_warned_with_the_argument_form(tmp_path: Path) ->
 def test_param_rule_on_an_unknown_argument_is_warned(tmp_path: Path) -> None:
     path = tmp_path / "policy.yaml"
     path.write_text('version: 1\nprofile: claude-code\npermissions:\n  deny: ["Read(mode:fast)"]\n')
-    warning = next(w for w in load_policy(path).warnings if "policy_param_unknown" in w)
+    warning = next(str(w) for w in load_policy(path).warnings if w.code == "policy_param_unknown")
     assert ":4:" in warning and "no argument `mode`" in warning
 
 

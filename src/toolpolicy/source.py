@@ -7,27 +7,69 @@ Every layer may import this module. A `Span` is 0-based and half-open, in charac
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
+from typing import NamedTuple
+
+# Plain `__slots__` classes, not dataclasses: a compiled policy holds `Source`s and `Origin`s, and
+# unpickling it in a hook process must not import `dataclasses` (~20 ms of cold start).
 
 
-@dataclass(frozen=True, slots=True)
 class Span:
     """A half-open range `[start, end)` of character offsets."""
 
+    __slots__ = ("end", "start")
     start: int
     end: int
+
+    def __init__(self, start: int, end: int) -> None:
+        object.__setattr__(self, "start", start)
+        object.__setattr__(self, "end", end)
 
     def shift(self, offset: int) -> Span:
         return Span(self.start + offset, self.end + offset)
 
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Span is immutable: cannot set `{name}`")
 
-@dataclass(frozen=True, eq=False)
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Span:
+            return NotImplemented
+        assert isinstance(other, Span)  # INVARIANT: checked just above (for mypy)
+        return self.start == other.start and self.end == other.end
+
+    def __hash__(self) -> int:
+        return hash((self.start, self.end))
+
+    def __repr__(self) -> str:
+        return f"Span(start={self.start}, end={self.end})"
+
+    def __reduce__(self) -> tuple[type[Span], tuple[int, int]]:
+        return (Span, (self.start, self.end))
+
+
 class Source:
-    """A whole text and the name it is displayed under (`policy.yaml`, `<argv>`, `<stdin>`)."""
+    """A whole text and the name it is displayed under (`policy.yaml`, `<argv>`, `<stdin>`).
 
+    Two sources are equal only if they are the same object. Line starts are computed on first
+    use and never pickled."""
+
+    __slots__ = ("_line_starts", "name", "text")
     name: str
     text: str
-    _line_starts: list[int] = field(default_factory=list, init=False, repr=False)
+    _line_starts: list[int]
+
+    def __init__(self, name: str, text: str) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "_line_starts", [])
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Source is immutable: cannot set `{name}`")
+
+    def __repr__(self) -> str:
+        return f"Source(name={self.name!r}, text=<{len(self.text)} characters>)"
+
+    def __reduce__(self) -> tuple[type[Source], tuple[str, str]]:
+        return (Source, (self.name, self.text))
 
     def line_col(self, offset: int) -> tuple[int, int]:
         """Return the 1-based (line, column) of a character offset."""
@@ -66,13 +108,36 @@ class Source:
         return self._line_starts
 
 
-@dataclass(frozen=True, slots=True)
 class Location:
     """A span in a source; `path` is a fallback key path for sources without positions."""
 
+    __slots__ = ("path", "source", "span")
     source: Source
     span: Span
-    path: str | None = None
+    path: str | None
+
+    def __init__(self, source: Source, span: Span, path: str | None = None) -> None:
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "span", span)
+        object.__setattr__(self, "path", path)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Location is immutable: cannot set `{name}`")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Location:
+            return NotImplemented
+        assert isinstance(other, Location)  # INVARIANT: checked just above (for mypy)
+        return (self.source, self.span, self.path) == (other.source, other.span, other.path)
+
+    def __hash__(self) -> int:
+        return hash((self.source, self.span, self.path))
+
+    def __repr__(self) -> str:
+        return f"Location(source={self.source!r}, span={self.span!r}, path={self.path!r})"
+
+    def __reduce__(self) -> tuple[type[Location], tuple[Source, Span, str | None]]:
+        return (Location, (self.source, self.span, self.path))
 
     @property
     def line(self) -> int:
@@ -94,6 +159,39 @@ class Location:
 
     def excerpt(self) -> str:
         return self.source.excerpt(self.span)
+
+
+DocPath = tuple[str | int, ...]
+
+
+class Origin(NamedTuple):
+    """Where a rule, hook group or test of a compiled policy was written: the source, the path of
+    the value in its document (`("rules", 2, "match")`) and the value's span in the source text."""
+
+    source: Source
+    path: DocPath
+    start: int
+    end: int
+
+    @property
+    def span(self) -> Span:
+        return Span(self.start, self.end)
+
+    @property
+    def location(self) -> Location:
+        return Location(self.source, Span(self.start, self.end))
+
+    @property
+    def line(self) -> int:
+        return self.source.line_col(self.start)[0]
+
+    def __str__(self) -> str:
+        return str(self.location)
+
+
+def origin_of(location: Location, path: DocPath) -> Origin:
+    """The origin of the value at `path`, which sits at `location`."""
+    return Origin(location.source, tuple(path), location.span.start, location.span.end)
 
 
 def whole(source: Source) -> Location:

@@ -7,7 +7,7 @@ from typing import Any
 
 from .errors import PolicyError
 from .runtime.compiled import CompiledPolicy, PolicyTestCase
-from .source import Location, Source, Span
+from .source import Location, Span
 from .vocabulary import ErrorCode
 
 
@@ -21,26 +21,12 @@ class TestResult:
     __test__ = False
 
     def as_error(self) -> PolicyError:
+        origin = self.case.origin
         return PolicyError(
             f"test `{self.case.name}` failed: {self.message}",
             code=ErrorCode.TEST_FAILED,
-            location=location_from_string(self.case.location),
+            location=Location(origin.source, Span(origin.start, origin.start + 1)) if origin else None,
         )
-
-
-def location_from_string(text: str | None) -> Location | None:
-    """Rebuild a `Location` from its `file:line:col` form (the compiled policy keeps strings)."""
-    if not text:
-        return None
-    name, _, rest = text.rpartition(":")
-    name, _, line = name.rpartition(":")
-    try:
-        with open(name, encoding="utf-8") as fh:
-            source = Source(name, fh.read())
-        offset = source.offset_of(int(line), int(rest))
-    except (OSError, ValueError, UnicodeDecodeError):
-        return None
-    return Location(source, Span(offset, offset + 1))
 
 
 def run_policy_tests(policy: CompiledPolicy, cases: Any = None, *, hooks: bool = False) -> list[TestResult]:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..errors import PolicyError, did_you_mean
 from ..policies.schema import PolicyTest, TestCall
 from ..runtime.compiled import CompiledPolicy, PolicyTestCase
-from ..source import Location, Span
+from ..source import Location, Origin, Span, origin_of
 from ..vocabulary import ErrorCode
 
 TEST_SUFFIXES = ("_test.yaml", "_test.yml", "_test.toml")
@@ -122,7 +122,9 @@ def load_test_file(path: str) -> Suite:
     except PolicyError as exc:
         suite.errors.extend(exc.errors)
         return suite
-    suite.cases = [_case(t, str(located.loc(("tests", i)))) for i, t in enumerate(model.tests)]
+    suite.cases = [
+        _case(t, origin_of(located.loc(("tests", i)), ("tests", i))) for i, t in enumerate(model.tests)
+    ]
     _load_policy(suite, model.policy, located.loc(("policy",)))
     return suite
 
@@ -148,7 +150,7 @@ def _load_policy(suite: Suite, ref: str, where: Location) -> None:
         suite.errors.extend(exc.errors)
 
 
-def _case(t: PolicyTest, location: str) -> PolicyTestCase:
+def _case(t: PolicyTest, origin: Origin) -> PolicyTestCase:
     return PolicyTestCase(
         t.name,
         t.call.tool,
@@ -158,7 +160,8 @@ def _case(t: PolicyTest, location: str) -> PolicyTestCase:
         t.rule,
         t.reason_contains,
         t.mode,
-        location,
+        str(origin),
+        origin,
     )
 
 

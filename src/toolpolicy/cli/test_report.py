@@ -138,10 +138,10 @@ def junit(run: Any) -> str:
 
 def _junit_case(parent: ET.Element, suite: Any, res: Any) -> None:
     case = ET.SubElement(parent, "testcase", name=res.case.name, classname=_classname(suite.file))
-    file, line = _file_line(res.case.location)
-    if file:
-        case.set("file", file)
-        case.set("line", line)
+    origin = res.case.origin
+    if origin is not None:
+        case.set("file", origin.source.name)
+        case.set("line", str(origin.line))
     if not res.passed:
         failure = ET.SubElement(case, "failure", message=res.message, type="policy_test_failed")
         failure.text = f"{res.case.location}: {res.message}"
@@ -155,11 +155,3 @@ def _junit_error(parent: ET.Element, suite: Any, errors: list[PolicyError]) -> N
 
 def _classname(path: str) -> str:
     return os.path.splitext(path)[0].replace(os.sep, ".").lstrip(".")
-
-
-def _file_line(location: str | None) -> tuple[str, str]:
-    if not location:
-        return "", ""
-    head, _, _col = location.rpartition(":")
-    file, _, line = head.rpartition(":")
-    return (file, line) if line.isdigit() else ("", "")

@@ -48,6 +48,7 @@ def compile_warnings(loaded: LoadedPolicy) -> list[PolicyError]:
 
 def _build(work: Work) -> CompiledPolicy:
     from ..runtime.compiled import CompiledPolicy
+    from ..runtime.source_map import SourceMap
     from .passes import digest_of
 
     settings = work.settings
@@ -70,8 +71,8 @@ def _build(work: Work) -> CompiledPolicy:
         write_tool=work.profile.write_tool,
         base_dir=work.loaded.base_dir,
         tests=tuple(work.tests),
-        warnings=tuple(str(w) for w in work.errors.warnings),
-        sources=tuple(lp.located.source.name for lp in work.chain),
+        warnings=tuple(work.errors.warnings),
+        source_map=SourceMap(tuple(lp.located.source for lp in work.chain), work.origins),
         commands=_commands(work),
     )
 

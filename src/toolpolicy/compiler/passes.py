@@ -23,26 +23,30 @@ from ..policies.located import LocatedDoc
 from ..policies.profiles import PROFILES, Profile
 from ..runtime.compiled import CompiledRule, PolicyTestCase, ToolSpec
 from ..runtime.hooks.types import BuiltinHookSpec, CommandHookSpec, HookGroup, ModelHookSpec
+from ..source import DocPath, origin_of
 from ..vocabulary import Effect, ErrorCode, GlobCase, Mode, Settings
 from .rules import Resolver, compile_permission
+from .walk import chain, id_prefix, rule_entries, rule_id
 
 MAX_RULES = 100_000
 
 
 @dataclass
 class SourceRule:
-    """One rule as written, with where it came from (its document and its path in it)."""
+    """One rule as written, with where it came from (its document, `document` its index in the
+    chain, and its path in it)."""
 
     id: str
     decision: str
-    matches: list[tuple[str, tuple[Any, ...]]]
+    matches: list[tuple[str, DocPath]]
     when: str | None
     priority: int
     reason: str | None
     modes: tuple[str, ...] | None
     doc: LocatedDoc
-    path: tuple[Any, ...]
+    path: DocPath
     allow_redirection: bool = False
+    document: int = 0
 
 
 @dataclass
@@ -55,6 +59,7 @@ class Work:
     tools: dict[str, ToolSpec] = field(default_factory=dict)
     source_rules: list[SourceRule] = field(default_factory=list)
     rules: list[CompiledRule] = field(default_factory=list)
+    origins: list[tuple[int, DocPath, int, int]] = field(default_factory=list)  # per rule
     hooks: dict[str, tuple[HookGroup, ...]] = field(default_factory=dict)
     tests: list[PolicyTestCase] = field(default_factory=list)
 
@@ -76,13 +81,7 @@ def error_at(doc: LocatedDoc, path: tuple[Any, ...], exc: ExprError) -> PolicyEr
 # -- stage: flatten (extends) ------------------------------------------------------------------
 def flatten(work: Work) -> None:
     """Order the documents parents-first and merge the scalar settings (the root wins)."""
-
-    def walk(lp: LoadedPolicy) -> None:
-        for parent in lp.parents:
-            walk(parent)
-        work.chain.append(lp)
-
-    walk(work.loaded)
+    work.chain = chain(work.loaded)
     merged: dict[str, Any] = {}
     for lp in work.chain:
         doc = lp.document
@@ -130,46 +129,32 @@ def resolve_tools(work: Work) -> None:
 
 # -- stage: collect rules (needs flatten) ---------------------------------------------------------
 def collect_rules(work: Work) -> None:
-    for lp in work.chain:
-        prefix = "" if lp is work.loaded else f"{os.path.basename(lp.located.source.name)}#"
-        doc = lp.document
-        for decision in ("deny", "ask", "allow"):
-            for i, expr in enumerate(getattr(doc.permissions, decision)):
-                path = ("permissions", decision, i)
-                work.source_rules.append(
-                    SourceRule(
-                        f"{prefix}permissions.{decision}[{i}]",
-                        decision,
-                        [(expr, path)],
-                        None,
-                        0,
-                        None,
-                        None,
-                        lp.located,
-                        path,
-                    )
+    for index, lp in enumerate(work.chain):
+        prefix = id_prefix(lp, work.loaded)
+        data = lp.located.data
+        for entry in rule_entries(data):
+            rid = rule_id(entry, data, prefix)
+            if entry.is_permission:
+                decision = str(entry.path[1])
+                sr = SourceRule(
+                    rid, decision, list(entry.matches), None, 0, None, None, lp.located, entry.path
                 )
-        for i, rule in enumerate(doc.rules):
-            matches = [rule.match] if isinstance(rule.match, str) else list(rule.match)
-            paths = (
-                [("rules", i, "match")]
-                if isinstance(rule.match, str)
-                else [("rules", i, "match", j) for j in range(len(matches))]
-            )
-            work.source_rules.append(
-                SourceRule(
-                    rule.id or f"{prefix}rules[{i}]",
+            else:
+                rule = lp.document.rules[int(entry.path[1])]
+                sr = SourceRule(
+                    rid,
                     rule.decision,
-                    list(zip(matches, paths)),
+                    list(entry.matches),
                     rule.when,
                     rule.priority,
                     rule.reason,
                     tuple(rule.modes) if rule.modes is not None else None,
                     lp.located,
-                    ("rules", i),
+                    entry.path,
                     rule.allow_redirection,
                 )
-            )
+            sr.document = index
+            work.source_rules.append(sr)
     _check_duplicate_ids(work)
 
 
@@ -192,7 +177,7 @@ def _check_duplicate_ids(work: Work) -> None:
 def compile_rules(work: Work) -> None:
     fold = work.settings.fold
     for sr in work.source_rules:
-        res = Resolver(work.tools, work.profile, fold, _base_dir(sr.doc, work), [])
+        res = Resolver(work.tools, work.profile, fold, work.chain[sr.document].base_dir, [])
         when_ast = _compile_when(work, sr) if sr.when is not None else None
         if sr.when is not None and when_ast is None:
             continue
@@ -206,6 +191,7 @@ def compile_rules(work: Work) -> None:
                 work.errors.add(error_at(sr.doc, path, w))
             res.warnings.clear()
             loc = sr.doc.loc(path)
+            origin = (sr.document, path, loc.span.start, loc.span.end)
             for shape in shapes:
                 index = len(work.rules)
                 work.rules.append(
@@ -227,6 +213,7 @@ def compile_rules(work: Work) -> None:
                         sr.allow_redirection and sr.decision == "allow",
                     )
                 )
+                work.origins.append(origin)
         if len(work.rules) > MAX_RULES:
             work.errors.add(
                 PolicyError(
@@ -236,13 +223,6 @@ def compile_rules(work: Work) -> None:
                 )
             )
             return
-
-
-def _base_dir(doc: LocatedDoc, work: Work) -> str:
-    for lp in work.chain:
-        if lp.located is doc:
-            return lp.base_dir
-    return work.loaded.base_dir
 
 
 def _compile_when(work: Work, sr: SourceRule) -> WhenNode | None:
@@ -303,7 +283,7 @@ def _hook_group(work: Work, lp: LoadedPolicy, event: str, i: int, entry: Any) ->
         from ..runtime.hooks.dispatch import with_aliases
 
         matcher = with_aliases(matcher, work.profile.tool_aliases)
-    return HookGroup(matcher, tuple(hooks), str(lp.located.loc(path))) if hooks else None
+    return HookGroup(matcher, tuple(hooks), origin_of(lp.located.loc(path), path)) if hooks else None
 
 
 def _check_regex(pattern: str) -> ExprError | None:
@@ -443,6 +423,7 @@ def _model_spec(work: Work, lp: LoadedPolicy, path: tuple[Any, ...], hook: Any, 
 def collect_tests(work: Work) -> None:
     for lp in work.chain:
         for i, t in enumerate(lp.document.tests):
+            loc = lp.located.loc(("tests", i))
             work.tests.append(
                 PolicyTestCase(
                     t.name,
@@ -453,7 +434,8 @@ def collect_tests(work: Work) -> None:
                     t.rule,
                     t.reason_contains,
                     t.mode,
-                    str(lp.located.loc(("tests", i))),
+                    str(loc),
+                    origin_of(loc, ("tests", i)),
                 )
             )
 

@@ -1,24 +1,26 @@
 """What every lint check needs: the documents (parents first), where each rule came from, findings.
 
 Place in the pipeline: built once by `lint_policy()` from the loaded documents and the compiled
-policy; each check family reads it and adds located findings. Locations come from the located
-documents (`doc.loc(path)`, `doc.origin(path)` for spans inside an expression). Foreign configs
+policy; each check family reads it and adds located findings. The documents come in the compiler's
+order (`compiler.walk.chain`) and where each rule was written comes from the compiled policy's
+source map (`policy.source_map`): nothing here walks the documents again. Locations come from the
+located documents (`doc.loc(path)`, `doc.origin(path)` for spans inside an expression). Foreign configs
 (Claude Code settings, docker-agent YAML...) have no positions for native paths: their findings
 point at the line the importer recorded in `origins` (`rules[0]` -> `settings.json:12`).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..ast import ExprError
+from ..compiler.walk import chain
 from ..errors import PolicyError
 from ..policies.loader import LoadedPolicy
 from ..runtime.compiled import CompiledPolicy, CompiledRule
-from ..source import Location, Source, Span
+from ..source import Location, Origin, Source, Span
 from .registry import CHECKS
 
 DocPath = tuple[Any, ...]
@@ -42,13 +44,23 @@ class LintContext:
     findings: list[PolicyError] = field(default_factory=list)
     _engine: Any = None
     _files: dict[str, Source] = field(default_factory=dict)
+    _origins: list[Origin] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.chain = _parents_first(self.loaded)
-        for lp in self.chain:
-            prefix = "" if lp is self.loaded else f"{os.path.basename(lp.located.source.name)}#"
-            for rid, src in _rule_sources(lp, prefix):
-                self.sources.setdefault(rid, src)
+        self.chain = chain(self.loaded)
+        by_source = {id(lp.located.source): lp for lp in self.chain}
+        self._origins = self.policy.source_map.rules()
+        for rule in self.policy.rules:
+            origin = self._origins[rule.index]
+            lp = by_source.get(id(origin.source))
+            if lp is None:
+                continue
+            found = self.sources.get(rule.id)
+            if found is None:
+                path = origin.path[:2] if origin.path[0] == "rules" else origin.path
+                self.sources[rule.id] = RuleSource(lp, path, (origin.path,))
+            elif found.lp is lp and origin.path not in found.match_paths:
+                self.sources[rule.id] = RuleSource(lp, found.path, (*found.match_paths, origin.path))
 
     # ---- the engine (for checks that ask what a call really gets)
     def engine(self) -> Any:
@@ -108,13 +120,12 @@ class LintContext:
         return self.sources.get(rule.id)
 
     def rule_match_path(self, rule: CompiledRule) -> tuple[LoadedPolicy, DocPath] | None:
+        """The document and the path of the expression `rule` was compiled from."""
         src = self.rule_source(rule)
         if src is None:
             return None
-        for path in src.match_paths:
-            if str(src.lp.located.loc(path)) == rule.location:
-                return src.lp, path
-        return src.lp, src.match_paths[0]
+        path = self._origins[rule.index].path
+        return src.lp, path if path in src.match_paths else src.match_paths[0]
 
     def rule_location(self, rule: CompiledRule) -> Location | None:
         found = self.rule_match_path(rule)
@@ -149,33 +160,6 @@ class LintContext:
 def label(rule: CompiledRule) -> str:
     """How a rule is named in messages: its expression and its id."""
     return f"{rule.decision} `{rule.expression}` (`{rule.id}`)"
-
-
-def _parents_first(loaded: LoadedPolicy) -> list[LoadedPolicy]:
-    out: list[LoadedPolicy] = []
-
-    def walk(lp: LoadedPolicy) -> None:
-        for parent in lp.parents:
-            walk(parent)
-        out.append(lp)
-
-    walk(loaded)
-    return out
-
-
-def _rule_sources(lp: LoadedPolicy, prefix: str) -> Iterator[tuple[str, RuleSource]]:
-    doc = lp.document
-    for decision in ("deny", "ask", "allow"):
-        for i, _expr in enumerate(getattr(doc.permissions, decision)):
-            path: DocPath = ("permissions", decision, i)
-            yield f"{prefix}permissions.{decision}[{i}]", RuleSource(lp, path, (path,))
-    for i, rule in enumerate(doc.rules):
-        path = ("rules", i)
-        if isinstance(rule.match, str):
-            matches: tuple[DocPath, ...] = ((*path, "match"),)
-        else:
-            matches = tuple((*path, "match", j) for j in range(len(rule.match)))
-        yield rule.id or f"{prefix}rules[{i}]", RuleSource(lp, path, matches)
 
 
 def _value_at(data: Any, path: DocPath) -> Any:

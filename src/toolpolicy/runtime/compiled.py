@@ -14,7 +14,10 @@ from ..vocabulary import EFFECT_RANK
 
 if TYPE_CHECKING:  # hooks are imported only by policies that have some (pickle finds the module)
     from ..ast.when import Node as WhenNode
+    from ..errors import PolicyError
+    from ..source import Origin
     from .hooks.types import HookGroup
+    from .source_map import SourceMap
 
 PRIMARY = None  # Cond.key for "the primary argument of whatever tool the rule is applied to"
 DECISION_WEIGHT = EFFECT_RANK  # allow 1 < ask 2 < deny 3
@@ -61,7 +64,7 @@ class CompiledRule(NamedTuple):
     when_text: str | None = None
     modes: tuple[str, ...] | None = None
     reason: str | None = None
-    location: str | None = None
+    location: str | None = None  # `file:line:col`, what a `Decision` shows (`policy.source_map` has more)
     expression: str = ""
     allow_redirection: bool = False  # an allow that also covers the unit's output redirections
 
@@ -75,19 +78,24 @@ class PolicyTestCase(NamedTuple):
     rule: str | None = None
     reason_contains: str | None = None
     mode: str | None = None
-    location: str | None = None
+    location: str | None = None  # `file:line:col`, for display
+    origin: Origin | None = None  # where the test was written (a policy's or a test file's)
 
 
 class CompiledPolicy:
     """An immutable compiled policy. Build it with `toolpolicy.compiler.compile_policy`.
 
     Derived structures that cannot be pickled (the index, plans, `when` closures) live in
-    `_lazy`, are built on first use and are never pickled.
+    `_lazy`, are built on first use and are never pickled. What only reports read (`tests`,
+    `warnings`, `source_map`: the texts and where each rule was written) is pickled as one
+    nested blob and unpickled on first access, so a hook process that loads the policy from
+    the cache to decide one call never builds it (nor imports `toolpolicy.source`).
     """
 
     __slots__ = (
         "_lazy",
         "_lock",
+        "_report",
         "base_dir",
         "commands",
         "default",
@@ -98,11 +106,8 @@ class CompiledPolicy:
         "name",
         "profile",
         "rules",
-        "sources",
-        "tests",
         "tool_aliases",
         "tools",
-        "warnings",
         "write_tool",
     )
     name: str | None
@@ -117,10 +122,8 @@ class CompiledPolicy:
     hooks: dict[str, tuple[HookGroup, ...]]
     write_tool: str | None
     base_dir: str
-    tests: tuple[PolicyTestCase, ...]
-    warnings: tuple[str, ...]
-    sources: tuple[str, ...]
     commands: Any  # command knowledge (kinds.shell_knowledge.Table); None: bundled
+    _report: tuple[tuple[PolicyTestCase, ...], tuple[PolicyError, ...], SourceMap] | bytes
     _lazy: dict[str, Any]
     _lock: LockType
 
@@ -139,8 +142,8 @@ class CompiledPolicy:
         write_tool: str | None,
         base_dir: str,
         tests: tuple[PolicyTestCase, ...] = (),
-        warnings: tuple[str, ...] = (),
-        sources: tuple[str, ...] = (),
+        warnings: tuple[PolicyError, ...] = (),
+        source_map: SourceMap | None = None,
         commands: Any = None,
     ) -> None:
         init = object.__setattr__
@@ -156,15 +159,47 @@ class CompiledPolicy:
         init(self, "hooks", hooks)
         init(self, "write_tool", write_tool)
         init(self, "base_dir", base_dir)
-        init(self, "tests", tests)
-        init(self, "warnings", warnings)
-        init(self, "sources", sources)
+        if source_map is None:
+            from .source_map import SourceMap
+
+            source_map = SourceMap()
+        init(self, "_report", (tests, warnings, source_map))
         init(self, "commands", commands)  # command knowledge (kinds.shell_knowledge.Table); None: bundled
         init(self, "_lazy", {})
         init(self, "_lock", allocate_lock())
 
     def __repr__(self) -> str:
         return f"CompiledPolicy(name={self.name!r}, digest={self.digest[:12]!r}, rules={len(self.rules)})"
+
+    @property
+    def tests(self) -> tuple[PolicyTestCase, ...]:
+        """The policy's own test cases (`tests:`), parents' first."""
+        return self._reported()[0]
+
+    @property
+    def warnings(self) -> tuple[PolicyError, ...]:
+        """The located warnings of loading and compiling it (severity `warning`)."""
+        return self._reported()[1]
+
+    @property
+    def source_map(self) -> SourceMap:
+        """Its sources (the documents, parents first) and where each rule was written."""
+        return self._reported()[2]
+
+    def _reported(self) -> tuple[tuple[PolicyTestCase, ...], tuple[PolicyError, ...], SourceMap]:
+        report = self._report
+        if isinstance(report, bytes):
+            import pickle
+
+            report = pickle.loads(report)  # noqa: S301 - our own pickle, inside the one being loaded
+            object.__setattr__(self, "_report", report)
+        assert not isinstance(report, bytes)  # INVARIANT: unpickled just above
+        return report
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """The names of the files the policy was read from, parents first."""
+        return tuple(s.name for s in self.source_map.sources)
 
     def tool_spec(self, name: str) -> ToolSpec:
         spec = self.tools.get(name)
@@ -191,12 +226,21 @@ class CompiledPolicy:
         return value
 
     def __getstate__(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__slots__ if not k.startswith("_")}
+        import pickle
+
+        state = {k: getattr(self, k) for k in self.__slots__ if not k.startswith("_")}
+        report = self._report
+        state["report"] = (
+            report if isinstance(report, bytes) else pickle.dumps(report, pickle.HIGHEST_PROTOCOL)
+        )
+        return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         object.__setattr__(self, "commands", None)  # pickles from before command knowledge
         for k, v in state.items():
-            object.__setattr__(self, k, v)
+            if k in self.__slots__:  # (pickles from before the source map)
+                object.__setattr__(self, k, v)
+        object.__setattr__(self, "_report", state["report"] if "report" in state else _no_report())
         object.__setattr__(self, "_lazy", {})
         object.__setattr__(self, "_lock", allocate_lock())
 
@@ -208,3 +252,10 @@ class CompiledPolicy:
             if rule.id == rule_id:
                 return rule
         return None
+
+
+def _no_report() -> tuple[tuple[PolicyTestCase, ...], tuple[PolicyError, ...], SourceMap]:
+    """The report part of a policy pickled before there was one: no tests, warnings or sources."""
+    from .source_map import SourceMap
+
+    return ((), (), SourceMap())

@@ -8,7 +8,10 @@ merge of all verdicts of one dispatch, in config order (SPEC 5.4).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from ...source import Origin
 
 OnError = Literal["warn", "ignore", "block"]
 Decision = Literal["allow", "ask", "deny"]
@@ -73,7 +76,7 @@ class HookGroup:
 
     matcher: str | None
     hooks: tuple[HookSpec, ...]
-    location: str | None = None
+    origin: Origin | None = None  # where the group was written (`hooks.EVENT[i]` of a document)
 
 
 @dataclass(slots=True)
