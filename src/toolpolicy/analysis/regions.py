@@ -26,6 +26,7 @@ from ..runtime.compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule
 from ..runtime.kinds.glob import GlobError, parse_glob
 from ..runtime.reference import tool_matches
 from ..runtime.rules import mode_applies
+from ..runtime.views import GENERIC, KINDS
 from .glob_lang import Glob, Undecided, explore
 
 MAX_REGIONS = 4096
@@ -97,45 +98,7 @@ def _escape_all(text: str) -> str:
 
 def approx_globs(kind: str, source: str) -> tuple[str, ...]:
     """Plain globs that approximate a kind's pattern (good enough for examples, never for proofs)."""
-    if kind == "shell":
-        return _shell_globs(source)
-    if kind == "path":
-        return _path_globs(source)
-    if kind == "url":
-        return _url_globs(source)
-    return (source,)
-
-
-def _shell_globs(source: str) -> tuple[str, ...]:
-    text = " ".join(source.split())
-    if text.endswith(":*"):
-        text = text[:-2] + " *"
-    if text in ("", "*"):
-        return ("*",)
-    glob = "".join("\\" + c if c in "?[]" else c for c in text)
-    return (glob[:-2], glob) if glob.endswith(" *") and not glob.endswith("\\ *") else (glob,)
-
-
-def _path_globs(source: str) -> tuple[str, ...]:
-    text = source
-    if text.startswith("//"):
-        text = text[1:]
-    elif text.startswith("./"):
-        text = text[2:]
-    elif text.startswith("/"):
-        text = text[1:]
-    if text.endswith("/"):
-        text += "*"
-    if "/" not in text.rstrip("/") and not source.startswith(("/", "./", "~")):
-        return (text, "*/" + text)
-    return (text,)
-
-
-def _url_globs(source: str) -> tuple[str, ...]:
-    if not source.startswith("domain:"):
-        return (source,)
-    host = source[len("domain:") :]
-    return (f"https://{host}", f"https://{host}/*")
+    return KINDS.get(kind, GENERIC).approx_globs(source)
 
 
 # ---- regions ---------------------------------------------------------------------------------

@@ -8,8 +8,6 @@ each tool's kind: so an expression yields one compiled rule per tool pattern. Pr
 
 from __future__ import annotations
 
-import os
-import posixpath
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -18,9 +16,10 @@ from ..ast import ExprError
 from ..ast.permission import Permission, ToolPattern
 from ..policies.profiles import Profile
 from ..runtime.compiled import Cond, ToolSpec
-from ..runtime.kinds import CompiledPattern
+from ..runtime.kinds import CompiledPattern, path
 from ..runtime.kinds.glob import GlobError, glob_to_regex, has_wildcard
 from ..runtime.pattern_set import nul_safe
+from ..runtime.views import GENERIC, KINDS
 from ..vocabulary import ErrorCode
 
 _PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):(.*)$", re.S)
@@ -174,71 +173,10 @@ def _call_form_shapes(
         shapes.append(RuleShape((name,), (), (), (cond,)))
         level = res.reader_level(name)
         if decision != "allow" and level and tspec.kind == "path" and cond.key is None:
-            regex = reader_regex(spec_text, level, policy_dir=res.base_dir, fold=res.fold)
+            regex = path.reader_regex(spec_text, level, policy_dir=res.base_dir, fold=res.fold)
             if regex is not None:  # a search of a directory above a denied path reads it too
                 shapes.append(RuleShape((name,), (), (), (Cond(None, regex, True, False, spec_text),)))
     return _merge_same(shapes)
-
-
-_WILD_SEG = re.compile(r"[*?\[\\]")
-_GLOB_SEG = r"[^/]*[*?\[][^/]*"  # a path segment that is itself a glob (`Glob(pattern=/etc/*)`)
-
-
-def reader_regex(spec: str, level: str, *, policy_dir: str, fold: bool) -> str | None:
-    """Where a reading tool's path would reach what the deny/ask path `spec` names (RE2, full match).
-
-    `tree` readers (searches, recursive globs) read everything below their path: the directory the
-    pattern's literal part names and each directory above it, up to `/`, reach the denied paths,
-    and so does a glob whose first wildcard segment sits below one of them (`/home/u/.ss?/*`).
-    `dir` readers list one directory: the directory holding the pattern's wildcard part. Only
-    anchored patterns (`//`, `~/`, `/`) have a known place; a cwd-relative or floating pattern
-    (`.env`, `./secrets/**`) covers the paths it names, not the searches above them (SECURITY.md).
-    """
-    if spec.startswith("//"):
-        base, body = "/", spec[2:]
-    elif spec == "~" or spec.startswith("~/"):
-        base, body = os.path.expanduser("~"), spec[1:]
-    elif spec.startswith("/"):
-        base, body = policy_dir, spec[1:]
-    else:
-        return None
-    segs: list[str] = []
-    cut = False
-    for seg in body.split("/"):
-        if seg in ("", "."):
-            continue
-        if _WILD_SEG.search(seg):
-            cut = True
-            break
-        segs.append(seg)
-    literal = posixpath.normpath(posixpath.join(base, *segs))
-    if not cut:  # the pattern names one path exactly: the directories above it contain it
-        if level == "dir":
-            return None
-        literal = posixpath.dirname(literal)
-    if level == "dir":
-        ancestors = [literal]
-    else:
-        ancestors, current = [], literal
-        while True:
-            ancestors.append(current)
-            if current == "/":
-                break
-            current = posixpath.dirname(current)
-    alts: list[str] = []
-    for directory in ancestors:
-        esc = _re_escape(directory)
-        alts.append(esc)
-        if level == "tree":
-            alts.append(("" if directory == "/" else esc) + "/" + _GLOB_SEG + "(?:/.*)?")
-    return ("(?is)" if fold else "(?s)") + "(?:" + "|".join(alts) + ")"
-
-
-def _re_escape(text: str) -> str:
-    return "".join("\\" + c if c in _RE_SPECIAL else c for c in text)
-
-
-_RE_SPECIAL = frozenset("\\.^$|?*+()[]{}")
 
 
 def _merge_same(shapes: list[RuleShape]) -> list[RuleShape]:
@@ -328,9 +266,6 @@ def _spec_cond(tspec: ToolSpec, spec: str, offset: int, decision: str, res: Reso
     return _cond(None, pattern.regex, tspec.kind != "generic", pattern.exact, spec)
 
 
-KINDS = ("shell", "path", "url", "generic")
-
-
 def _kind_cond(kind: str, spec: str, offset: int, decision: str, res: Resolver) -> Cond:
     """A specifier compiled as `kind` would read it; it applies only to tools of that kind."""
     pattern = _kind_pattern(ToolSpec("*", kind), spec, offset, decision, res)
@@ -338,22 +273,9 @@ def _kind_cond(kind: str, spec: str, offset: int, decision: str, res: Resolver) 
 
 
 def _kind_pattern(tspec: ToolSpec, spec: str, offset: int, decision: str, res: Resolver) -> CompiledPattern:
+    kind = KINDS.get(tspec.kind, GENERIC)
     try:
-        if tspec.kind == "shell":
-            from ..runtime.kinds import shell
-
-            return shell.compile_spec(spec, fold=res.fold)
-        if tspec.kind == "path":
-            from ..runtime.kinds import path
-
-            return path.compile_spec(
-                spec, fold=res.fold, policy_dir=res.base_dir, for_allow=decision == "allow"
-            )
-        if tspec.kind == "url":
-            from ..runtime.kinds import url
-
-            return url.compile_spec(spec)
-        return CompiledPattern(glob_to_regex(spec, fold=res.fold), not has_wildcard(spec), spec)
+        return kind.compile_spec(spec, fold=res.fold, policy_dir=res.base_dir, for_allow=decision == "allow")
     except GlobError as exc:
         raise ExprError(f"invalid pattern: {exc}", offset + exc.offset, offset + exc.offset + 1) from None
     except ValueError as exc:

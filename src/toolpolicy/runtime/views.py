@@ -2,9 +2,10 @@
 
 `to_text` turns a JSON value into the text plain globs match (strings as they are, booleans
 `true`/`false`, numbers as their shortest JSON text, lists and objects as compact JSON; `None`
-never matches). `kind_view` dispatches to the tool kind's view (shell units, normalised paths,
-URL hosts); every kind bounds its own work on long values, so a huge value still meets the
-deny rules. Hostile values are made matchable rather than skipped: lone surrogates become
+never matches). `KINDS` is the one table of tool kinds (the `Kind` protocol: the compiler's
+`compile_spec`, the views, the analysis' `approx_globs`); `kind_view` sees a value through its
+tool's kind (shell units, normalised paths, URL hosts); every kind bounds its own work on long
+values, so a huge value still meets the deny rules. Hostile values are made matchable rather than skipped: lone surrogates become
 U+FFFD (RE2 cannot see them), values nested deeper than the recursion limit are encoded by an
 iterative encoder, and integers beyond Python's digit limit are converted in chunks.
 """
@@ -19,7 +20,8 @@ import unicodedata
 from json.encoder import py_encode_basestring
 from typing import Any
 
-from .kinds import ArgView, Rendered, Unit, path, shell, simple_view
+from .kinds import ArgView, CompiledPattern, Kind, Rendered, Unit, path, shell, simple_view
+from .kinds.glob import glob_to_regex, has_wildcard
 
 
 class _LazyKind:
@@ -152,54 +154,137 @@ def kind_view(kind: str, value: Any, ctx: Any, *, resolve: bool = True) -> ArgVi
     views memoise their lexical part and resolve symlinks on every call unless `resolve` is False
     (the lexical view alone: the engine resolves only a path the lexical view does not deny).
     """
-    if type(value) is str:
-        value = clean(value)
-        if kind == "shell":
-            return shell.view(value, None, getattr(ctx, "commands", None))
-        if kind == "path":
+    return KINDS.get(kind, GENERIC).view(value, ctx, resolve=resolve)
+
+
+# ---- the kinds ----------------------------------------------------------------------------------
+# Each kind's compile half and view half side by side; the specifier syntax itself is read by the
+# kind's module (`kinds/shell.py`, `kinds/path.py`, `kinds/url.py`).
+
+
+class ShellKind:
+    """Shell commands: specifiers are Claude Code's Bash patterns; a view has one unit per command."""
+
+    name = "shell"
+
+    def compile_spec(
+        self, spec: str, *, fold: bool = False, policy_dir: str = "", for_allow: bool = False
+    ) -> CompiledPattern:
+        return shell.compile_spec(spec, fold=fold)
+
+    def view(self, value: Any, ctx: Any, *, resolve: bool = True) -> ArgView | None:
+        text = clean(value) if type(value) is str else shell_text(value)
+        return None if text is None else shell.view(text, None, getattr(ctx, "commands", None))
+
+    def approx_globs(self, spec: str) -> tuple[str, ...]:
+        # the shell kind's own reading of the specifier (`:*`, blanks, escapes), as plain globs
+        elems = shell._spec_elems(spec)
+        if not elems or elems == [shell._STAR]:
+            return ("*",)
+        glob = "".join(_shell_elem_glob(e) for e in elems)
+        if len(elems) >= 2 and elems[-1] is shell._STAR and elems[-2] == " ":
+            return (glob[:-2], glob)  # the word boundary: `ls *` is `ls` or `ls ...`
+        return (glob,)
+
+
+def _shell_elem_glob(e: object) -> str:
+    if e is shell._STAR:
+        return "*"
+    assert isinstance(e, str)  # INVARIANT: the other elements are texts
+    if len(e) == 2:  # an escaped character, `\\x`: a glob escape as well
+        return e
+    return "\\" + e if e in "?[]\\" else e
+
+
+class PathKind:
+    """File paths: gitignore-style specifiers with anchors; views normalise and resolve symlinks."""
+
+    name = "path"
+
+    def compile_spec(
+        self, spec: str, *, fold: bool = False, policy_dir: str = "", for_allow: bool = False
+    ) -> CompiledPattern:
+        return path.compile_spec(spec, fold=fold, policy_dir=policy_dir, for_allow=for_allow)
+
+    def view(self, value: Any, ctx: Any, *, resolve: bool = True) -> ArgView | None:
+        if type(value) is str:
+            value = clean(value)
             return _with_nfc_variant(
                 path.view(value, ctx, resolve_symlinks=resolve),
                 value,
                 lambda t: path.view(t, ctx, resolve_symlinks=resolve),
             )
-        if kind == "url":
+        # `read_multiple_files(paths=[...])`: each element is a path
+        if type(value) is list and 0 < len(value) <= MAX_PATH_LIST and all(type(v) is str for v in value):
+            parts = [v for v in (self.view(v, ctx, resolve=resolve) for v in value) if v is not None]
+            # deny and ask see every element; no path allow pattern covers a list (a tool taking one
+            # path may read a list another way): its only allow text is a tag no path pattern
+            # matches, which still lets the read-only hint see an analysable value
+            units = tuple(
+                Unit(_LIST_TAG if u.allow_texts else (), u.deny_texts, u.exec_capable)
+                for v in parts
+                for u in v.units
+            )
+            return ArgView(
+                units,
+                tuple(t for v in parts for t in v.whole),
+                tuple(d for v in parts for d in v.diagnostics),
+            )
+        text = to_text(value)
+        if text is None:
+            return None
+        return path.view(Rendered(text), ctx, resolve_symlinks=resolve)  # not a path: deny-only
+
+    def approx_globs(self, spec: str) -> tuple[str, ...]:
+        return path.approx_globs(spec)
+
+
+class UrlKind:
+    """URLs: `domain:` specifiers or plain globs; views hold every reading of the host."""
+
+    name = "url"
+
+    def compile_spec(
+        self, spec: str, *, fold: bool = False, policy_dir: str = "", for_allow: bool = False
+    ) -> CompiledPattern:
+        return url.compile_spec(spec)  # host names are case-insensitive: always folded
+
+    def view(self, value: Any, ctx: Any, *, resolve: bool = True) -> ArgView | None:
+        if type(value) is str:
+            value = clean(value)
             return (
                 _url_view(value)
                 if len(value) <= 2048
                 else _with_nfc_variant(url.view(value), value, url.view)
             )
-        return plain_view(value)
-    # `read_multiple_files(paths=[...])`: each element is a path
-    if (
-        kind == "path"
-        and type(value) is list
-        and 0 < len(value) <= MAX_PATH_LIST
-        and all(type(v) is str for v in value)
-    ):
-        parts = [v for v in (kind_view(kind, v, ctx, resolve=resolve) for v in value) if v is not None]
-        # deny and ask see every element; no path allow pattern covers a list (a tool taking one
-        # path may read a list another way): its only allow text is a tag no path pattern
-        # matches, which still lets the read-only hint see an analysable value
-        units = tuple(
-            Unit(_LIST_TAG if u.allow_texts else (), u.deny_texts, u.exec_capable)
-            for v in parts
-            for u in v.units
-        )
-        return ArgView(
-            units,
-            tuple(t for v in parts for t in v.whole),
-            tuple(d for v in parts for d in v.diagnostics),
-        )
-    text = shell_text(value) if kind == "shell" else to_text(value)
-    if text is None:
-        return None
-    if kind == "shell":
-        return shell.view(text, None, getattr(ctx, "commands", None))
-    if kind == "path":  # a list or object is not a path: deny-only, never allowed
-        return path.view(Rendered(text), ctx, resolve_symlinks=resolve)
-    if kind == "url":
-        return url.view(Rendered(text))
-    return plain_view(value)
+        text = to_text(value)
+        return None if text is None else url.view(Rendered(text))
+
+    def approx_globs(self, spec: str) -> tuple[str, ...]:
+        return url.approx_globs(spec)  # type: ignore[no-any-return]
+
+
+class GenericKind:
+    """Any other argument: its text (SPEC 2.3), matched by plain globs."""
+
+    name = "generic"
+
+    def compile_spec(
+        self, spec: str, *, fold: bool = False, policy_dir: str = "", for_allow: bool = False
+    ) -> CompiledPattern:
+        return CompiledPattern(glob_to_regex(spec, fold=fold), not has_wildcard(spec), spec)
+
+    def view(self, value: Any, ctx: Any, *, resolve: bool = True) -> ArgView | None:
+        if type(value) is str:
+            return plain_view(clean(value))
+        return None if to_text(value) is None else plain_view(value)
+
+    def approx_globs(self, spec: str) -> tuple[str, ...]:
+        return (spec,)
+
+
+GENERIC = GenericKind()
+KINDS: dict[str, Kind] = {k.name: k for k in (ShellKind(), PathKind(), UrlKind(), GENERIC)}
 
 
 @functools.lru_cache(maxsize=16384)

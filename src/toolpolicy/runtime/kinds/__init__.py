@@ -1,11 +1,17 @@
 """Tool kinds: how a tool's primary argument is matched (shell, path, url, generic).
 
-A kind has two halves that agree with each other:
+A kind (the `Kind` protocol; every kind is registered in the one table `runtime.views.KINDS`) has
+two halves that agree with each other, and an approximation for the analysis:
 
 * at compile time, `compile_spec(spec, ...)` turns a call-form specifier (`Bash(npm run *)`,
   `Read(./src/**)`, `WebFetch(domain:x.com)`) into a `CompiledPattern`: an RE2 regex matched
   with full-match semantics against the texts of a view;
-* at decide time, `view(value, ctx)` turns the call's argument value into an `ArgView`.
+* at decide time, `view(value, ctx)` turns the call's argument value into an `ArgView`;
+* `approx_globs(spec)`: plain globs close to what the specifier matches (`analysis.regions`
+  draws example calls from them and never claims certainty from them).
+
+Each kind's specifier syntax (`:*` and word boundaries for shell, the `//`, `~/`, `/` anchors for
+path, `domain:` for url) is read by that kind's module only.
 
 Colon-form plain globs (`shell:cmd=git *`) compile with `glob.glob_to_regex` for every kind; they
 meet the same views, so a plain glob on a shell argument is applied per simple command too.
@@ -20,7 +26,7 @@ Nothing here imports Lark or pydantic: views are built on the decide() hot path.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 # Records on the decide() path are NamedTuples or hand-written slot classes, not dataclasses:
 # a dataclass costs ~0.7 ms to create at import, and `policy hook` starts once per tool call.
@@ -37,6 +43,24 @@ class CompiledPattern(NamedTuple):
     regex: str
     exact: bool  # the pattern has no wildcard: it names one command / path exactly
     source: str  # the pattern as written, for messages
+
+
+class Kind(Protocol):
+    """How one kind of tool argument is matched: see the module docstring."""
+
+    name: str
+
+    def compile_spec(self, spec: str, *, fold: bool, policy_dir: str, for_allow: bool) -> CompiledPattern:
+        """The specifier as an RE2 regex over this kind's views; raises `GlobError` or `ValueError`."""
+        ...
+
+    def view(self, value: Any, ctx: Any, *, resolve: bool = True) -> ArgView | None:
+        """How rules see a (JSON) value of this kind; None when no pattern can match it."""
+        ...
+
+    def approx_globs(self, spec: str) -> tuple[str, ...]:
+        """Plain globs that approximate the specifier (for examples, never for proofs)."""
+        ...
 
 
 class Unit(NamedTuple):

@@ -63,6 +63,7 @@ import errno
 import functools
 import json
 import os
+import posixpath
 import re
 import stat
 import sys
@@ -82,6 +83,22 @@ _FLOAT_DENY = "(?:\x01|.*/)"  # deny-side "any depth": under the cwd tag or afte
 
 
 # --------------------------------------------------------------------------- compile
+
+
+ROOT, HOME, POLICY, CWD = "root", "home", "policy", "cwd"
+
+
+def anchor_of(spec: str) -> tuple[str, str, int]:
+    """Where a specifier is anchored, the one reading of its anchor syntax: `root` (`//x`), `home`
+    (`~`, `~/x`), `policy` (`/x`, the policy's directory) or `cwd` (anything else); with the body
+    after the anchor (`~/x` keeps its `/`) and the body's offset in `spec`."""
+    if spec.startswith("//"):
+        return ROOT, spec[2:], 2
+    if spec == "~" or spec.startswith("~/"):
+        return HOME, spec[1:], 1
+    if spec.startswith("/"):
+        return POLICY, spec[1:], 1
+    return CWD, spec, 0
 
 
 class _Seg(NamedTuple):
@@ -121,14 +138,15 @@ def compile_spec(
 
 def _split_anchor(spec: str, policy_dir: str, home: str | None) -> tuple[bool, list[_Seg], str, int]:
     """(absolute?, the anchor directory as literal segments, the pattern body, its offset)."""
-    if spec.startswith("//"):
-        return True, [], spec[2:], 2
-    if spec == "~" or spec.startswith("~/"):
+    anchor, body, offset = anchor_of(spec)
+    if anchor == ROOT:
+        return True, [], body, offset
+    if anchor == HOME:
         home_dir = home if home is not None else os.path.expanduser("~")
-        return True, _literal_segs(home_dir), spec[1:], 1  # keep `/`: `~/` is a directory
-    if spec.startswith("/"):
-        return True, _literal_segs(policy_dir), spec[1:], 1
-    return False, [], spec, 0
+        return True, _literal_segs(home_dir), body, offset  # keep `/`: `~/` is a directory
+    if anchor == POLICY:
+        return True, _literal_segs(policy_dir), body, offset
+    return False, [], body, offset
 
 
 def _literal_segs(directory: str) -> list[_Seg]:
@@ -299,6 +317,79 @@ def _floats(texts: list[str], for_allow: bool) -> bool:
 
 def _is_globstar(text: str) -> bool:
     return len(text) >= 2 and set(text) == {"*"}
+
+
+def approx_globs(spec: str) -> tuple[str, ...]:
+    """Plain globs over path texts that approximate `spec` (for the analysis' examples, never for
+    proofs): the root anchor kept, the policy and `./` anchors dropped, a bare name also floating."""
+    anchor, body, _ = anchor_of(spec)
+    if anchor == ROOT:
+        text = "/" + body
+    elif anchor == POLICY:
+        text = body
+    else:
+        text = spec[2:] if spec.startswith("./") else spec
+    if text.endswith("/"):
+        text += "*"
+    if "/" not in text.rstrip("/") and anchor == CWD and not spec.startswith(("./", "~")):
+        return (text, "*/" + text)
+    return (text,)
+
+
+_WILD_SEG = re.compile(r"[*?\[\\]")
+_GLOB_SEG = r"[^/]*[*?\[][^/]*"  # a path segment that is itself a glob (`Glob(pattern=/etc/*)`)
+_RE_SPECIAL = frozenset("\\.^$|?*+()[]{}")
+
+
+def reader_regex(spec: str, level: str, *, policy_dir: str, fold: bool) -> str | None:
+    """Where a reading tool's path would reach what the deny/ask path `spec` names (RE2, full match).
+
+    `tree` readers (searches, recursive globs) read everything below their path: the directory the
+    pattern's literal part names and each directory above it, up to `/`, reach the denied paths,
+    and so does a glob whose first wildcard segment sits below one of them (`/home/u/.ss?/*`).
+    `dir` readers list one directory: the directory holding the pattern's wildcard part. Only
+    anchored patterns (`//`, `~/`, `/`) have a known place; a cwd-relative or floating pattern
+    (`.env`, `./secrets/**`) covers the paths it names, not the searches above them (SECURITY.md).
+    """
+    anchor, body, _ = anchor_of(spec)
+    if anchor == ROOT:
+        base = "/"
+    elif anchor == HOME:
+        base = os.path.expanduser("~")
+    elif anchor == POLICY:
+        base = policy_dir
+    else:
+        return None
+    segs: list[str] = []
+    cut = False
+    for seg in body.split("/"):
+        if seg in ("", "."):
+            continue
+        if _WILD_SEG.search(seg):
+            cut = True
+            break
+        segs.append(seg)
+    literal = posixpath.normpath(posixpath.join(base, *segs))
+    if not cut:  # the pattern names one path exactly: the directories above it contain it
+        if level == "dir":
+            return None
+        literal = posixpath.dirname(literal)
+    if level == "dir":
+        ancestors = [literal]
+    else:
+        ancestors, current = [], literal
+        while True:
+            ancestors.append(current)
+            if current == "/":
+                break
+            current = posixpath.dirname(current)
+    alts: list[str] = []
+    for directory in ancestors:
+        esc = "".join("\\" + c if c in _RE_SPECIAL else c for c in directory)
+        alts.append(esc)
+        if level == "tree":
+            alts.append(("" if directory == "/" else esc) + "/" + _GLOB_SEG + "(?:/.*)?")
+    return ("(?is)" if fold else "(?s)") + "(?:" + "|".join(alts) + ")"
 
 
 # --------------------------------------------------------------------------- view

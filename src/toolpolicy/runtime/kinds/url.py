@@ -64,6 +64,14 @@ def compile_spec(spec: str, *, fold: bool = True) -> CompiledPattern:
     return CompiledPattern(regex="(?s)" + TAG_HOST + body, exact=exact, source=spec)
 
 
+def approx_globs(spec: str) -> tuple[str, ...]:
+    """Plain globs over URLs that approximate `spec` (for the analysis' examples, never for proofs)."""
+    if not spec.startswith(_PREFIX):
+        return (spec,)
+    host = spec[len(_PREFIX) :]
+    return (f"https://{host}", f"https://{host}/*")
+
+
 def _domain_regex(pattern: str, offset: int) -> tuple[str, bool]:
     """(regex over normalised hosts, exact?) for the part after `domain:`."""
     if pattern == "*":
