@@ -12,7 +12,7 @@ import re2
 
 from toolpolicy.runtime.kinds import TAG_CWD, ArgView, CallContext, CompiledPattern
 from toolpolicy.runtime.kinds import path as kind
-from toolpolicy.runtime.kinds.glob import GlobError, glob_to_regex
+from toolpolicy.runtime.kinds.glob import GlobError, to_regex
 
 CWD, HOME, POLICY_DIR = "/home/u/p", "/home/u", "/proj"
 CTX = CallContext(cwd=CWD, home=HOME, policy_dir=POLICY_DIR)
@@ -292,7 +292,7 @@ def test_tilde_without_home_is_not_allowed() -> None:
     ],
 )
 def test_plain_globs_see_normalised_paths(glob: str, value: str, want_allow: bool, want_deny: bool) -> None:
-    pattern = CompiledPattern(regex=glob_to_regex(glob), exact=False, source=glob)
+    pattern = CompiledPattern(regex=to_regex(glob), exact=False, source=glob)
     v = lexical(value)
     assert allowed([pattern], v) is want_allow
     assert denied([pattern], v) is want_deny
@@ -329,7 +329,7 @@ def _abs(spec_path: Path, for_allow: bool, suffix: str = "") -> CompiledPattern:
 def test_symlink_target_is_denied(tree: Path) -> None:
     v = kind.view("link", _ctx(tree / "proj"))
     assert denied([_abs(tree / "outside", False, "/**")], v)
-    assert denied([CompiledPattern(glob_to_regex(str(tree / "outside") + "/*"), False, "g")], v)
+    assert denied([CompiledPattern(to_regex(str(tree / "outside") + "/*"), False, "g")], v)
 
 
 def test_symlink_allow_needs_link_and_target(tree: Path) -> None:

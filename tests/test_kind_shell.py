@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolpolicy.runtime.kinds import ArgView, CompiledPattern, Unit
-from toolpolicy.runtime.kinds.glob import glob_to_regex
+from toolpolicy.runtime.kinds.glob import to_regex
 from toolpolicy.runtime.kinds.shell import MAX_COMMAND_CHARS, MAX_DEPTH, compile_spec, view
 from toolpolicy.runtime.kinds.shell_wrappers import ALLOW_WRAPPERS
 
@@ -34,7 +34,7 @@ def _pattern(p: str) -> CompiledPattern:
     """`glob:ls*` is a plain (colon-form) glob; anything else a Bash specifier."""
     if p.startswith("glob:"):
         g = p[len("glob:") :]
-        return CompiledPattern(regex=glob_to_regex(g), exact="*" not in g, source=g)
+        return CompiledPattern(regex=to_regex(g), exact="*" not in g, source=g)
     return compile_spec(p)
 
 

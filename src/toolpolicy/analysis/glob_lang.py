@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..runtime.kinds.glob import ANY, STAR, GlobClass, glob_match, parse_glob
+from ..runtime.kinds import glob as globs
+from ..runtime.kinds.glob import ANY, STAR, GlobClass
 from .charset import ANY_CHAR, CharSet, class_set, niceness, partition, representative, single
 
 MAX_STATES = 20_000
@@ -43,7 +44,7 @@ class Glob:
     fold: bool = False
 
     def matches(self, value: str) -> bool:
-        return glob_match(self.text, value, fold=self.fold)
+        return globs.match(self.text, value, fold=self.fold)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +88,7 @@ class GlobNFA:
 @functools.lru_cache(maxsize=4096)
 def nfa(glob: Glob) -> GlobNFA:
     """Compile a glob (raises `GlobError` for a malformed one, like the compiler does)."""
-    return GlobNFA(glob, tuple(_elem(e, glob.fold) for e in parse_glob(glob.text)))
+    return GlobNFA(glob, tuple(_elem(e, glob.fold) for e in globs.parse(glob.text)))
 
 
 def _elem(e: object, fold: bool) -> Elem:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..runtime.compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule
-from ..runtime.kinds.glob import GlobError, parse_glob
+from ..runtime.kinds.glob import GlobError, escape, parse
 from ..runtime.reference import tool_matches
 from ..runtime.rules import mode_applies
 from ..runtime.views import GENERIC, KINDS
@@ -85,15 +85,11 @@ def _safe_globs(texts: Sequence[str], fold: bool) -> tuple[Glob, ...]:
     out = []
     for text in texts:
         try:
-            parse_glob(text)
+            parse(text)
             out.append(Glob(text, fold))
         except GlobError:
-            out.append(Glob(_escape_all(text), fold))
+            out.append(Glob(escape(text), fold))
     return tuple(dict.fromkeys(out))
-
-
-def _escape_all(text: str) -> str:
-    return "".join("\\" + c if c in "*?[]\\" else c for c in text)
 
 
 def approx_globs(kind: str, source: str) -> tuple[str, ...]:

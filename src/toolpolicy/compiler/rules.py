@@ -17,7 +17,7 @@ from ..ast.permission import Permission, ToolPattern
 from ..policies.profiles import Profile
 from ..runtime.compiled import Cond, ToolSpec
 from ..runtime.kinds import CompiledPattern, path
-from ..runtime.kinds.glob import GlobError, glob_to_regex, has_wildcard
+from ..runtime.kinds.glob import GlobError, has_wildcard, to_regex, unescape
 from ..runtime.pattern_set import nul_safe
 from ..runtime.views import GENERIC, KINDS
 from ..vocabulary import ErrorCode
@@ -103,19 +103,15 @@ def _tool_part(
     text = tool.text
     if text == "*" or has_wildcard(text):
         try:
-            glob_to_regex(text)  # errors located in the text as written
+            to_regex(text)  # errors located in the text as written
         except GlobError as exc:
             start = tool.span.start + exc.offset
             raise ExprError(f"invalid tool glob: {exc}", start, start + 1) from None
         folded = res.fold_name(text)  # tool names are case-folded the same way (ß -> ss)
-        return (), (glob_to_regex(folded, fold=res.fold),), (folded,)
-    literal = _unescape(text)
+        return (), (to_regex(folded, fold=res.fold),), (folded,)
+    literal = unescape(text)
     names = [res.canonical(literal), *res.covered_by(literal, decision)]
     return tuple(dict.fromkeys(names)), (), ()
-
-
-def _unescape(text: str) -> str:
-    return re.sub(r"\\(.)", r"\1", text)
 
 
 def _colon_conds(perm: Permission, res: Resolver) -> tuple[Cond, ...]:
@@ -131,7 +127,7 @@ def _colon_conds(perm: Permission, res: Resolver) -> tuple[Cond, ...]:
             )
         seen[cond.key] = cond
         try:
-            regex = glob_to_regex(cond.value, fold=res.fold)
+            regex = to_regex(cond.value, fold=res.fold)
         except GlobError as exc:
             start = cond.value_span.start + exc.offset
             raise ExprError(f"invalid glob: {exc}", start, start + 1) from None
@@ -284,7 +280,7 @@ def _kind_pattern(tspec: ToolSpec, spec: str, offset: int, decision: str, res: R
 
 def _plain_cond(key: str | None, value: str, offset: int, res: Resolver) -> Cond:
     try:
-        regex = glob_to_regex(value, fold=res.fold)
+        regex = to_regex(value, fold=res.fold)
     except GlobError as exc:
         raise ExprError(f"invalid glob: {exc}", offset + exc.offset, offset + exc.offset + 1) from None
     return _cond(key, regex, False, not has_wildcard(value), value)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import re2  # type: ignore[import-untyped]
 import regex  # type: ignore[import-untyped]
 
-from .kinds.glob import GlobError, glob_to_regex
+from .kinds.glob import GlobError, to_regex
 
 WhenFn = Callable[[Mapping[str, object]], object]
 REGEX_TIMEOUT = 0.05  # seconds, for patterns only the backtracking `regex` engine accepts
@@ -453,7 +453,7 @@ class Glob:
         """Raises `GlobError` for a malformed pattern."""
         self.pattern = pattern
         try:
-            self._compiled = re2.compile(glob_to_regex(pattern, fold=fold), _RE2_OPTIONS)
+            self._compiled = re2.compile(to_regex(pattern, fold=fold), _RE2_OPTIONS)
         except re2.error as exc:  # e.g. a pattern too large for RE2's memory budget
             raise GlobError(_re2_message(exc), 0) from None
 

@@ -1,7 +1,7 @@
 """The reference interpreter: a linear scan of every rule, kept small and obviously correct.
 
 It shares the semantics of `rules.py` with the indexed evaluator but none of its machinery: tool
-globs are matched with the two-pointer `glob_match`, conditions one RE2 pattern at a time (not a
+globs are matched with the two-pointer `glob.match`, conditions one RE2 pattern at a time (not a
 set, so that the indexed sets and counting are checked against something independent). The corpus and the fuzzers run every case through both and require the same answer;
 `--explain` uses it to say which rules matched and why.
 """
@@ -13,7 +13,7 @@ import functools
 import re2
 
 from .compiled import CompiledPolicy, CompiledRule
-from .kinds.glob import glob_match
+from .kinds import glob
 from .rules import (
     PreparedCall,
     RuleVerdict,
@@ -36,7 +36,7 @@ def _compiled(regex: str):  # type: ignore[no-untyped-def]
 def tool_matches(policy: CompiledPolicy, rule: CompiledRule, tool: str) -> bool:
     if tool in rule.tools:
         return True
-    return any(glob_match(g, tool, fold=policy.fold) for g in rule.tool_glob_texts)
+    return any(glob.match(g, tool, fold=policy.fold) for g in rule.tool_glob_texts)
 
 
 def rule_holds(call: PreparedCall, rule: CompiledRule, unit: int, *, whole: bool = False) -> bool:

@@ -20,8 +20,7 @@ import unicodedata
 from json.encoder import py_encode_basestring
 from typing import Any
 
-from .kinds import ArgView, CompiledPattern, Kind, Rendered, Unit, path, shell, simple_view
-from .kinds.glob import glob_to_regex, has_wildcard
+from .kinds import ArgView, CompiledPattern, Kind, Rendered, Unit, glob, path, shell, simple_view
 
 
 class _LazyKind:
@@ -177,23 +176,21 @@ class ShellKind:
         return None if text is None else shell.view(text, None, getattr(ctx, "commands", None))
 
     def approx_globs(self, spec: str) -> tuple[str, ...]:
-        # the shell kind's own reading of the specifier (`:*`, blanks, escapes), as plain globs
-        elems = shell._spec_elems(spec)
-        if not elems or elems == [shell._STAR]:
+        # the shell kind's own reading of the specifier (`:*`, blanks, escapes), as a plain glob
+        elems = tuple(_shell_elem(e) for e in shell._spec_elems(spec))
+        if not elems or elems == (glob.STAR,):
             return ("*",)
-        glob = "".join(_shell_elem_glob(e) for e in elems)
-        if len(elems) >= 2 and elems[-1] is shell._STAR and elems[-2] == " ":
-            return (glob[:-2], glob)  # the word boundary: `ls *` is `ls` or `ls ...`
-        return (glob,)
+        if len(elems) >= 2 and elems[-1] is glob.STAR and elems[-2] == " ":
+            return (glob.display(elems[:-2]), glob.display(elems))  # `ls *` is `ls` or `ls ...`
+        return (glob.display(elems),)
 
 
-def _shell_elem_glob(e: object) -> str:
+def _shell_elem(e: object) -> glob.Elem:
+    """A shell specifier element as a glob element (`*` is the only wildcard of a specifier)."""
     if e is shell._STAR:
-        return "*"
-    assert isinstance(e, str)  # INVARIANT: the other elements are texts
-    if len(e) == 2:  # an escaped character, `\\x`: a glob escape as well
-        return e
-    return "\\" + e if e in "?[]\\" else e
+        return glob.STAR
+    assert isinstance(e, str)  # INVARIANT: the others are a character or an escaped one (`\\x`)
+    return e[-1]
 
 
 class PathKind:
@@ -272,7 +269,7 @@ class GenericKind:
     def compile_spec(
         self, spec: str, *, fold: bool = False, policy_dir: str = "", for_allow: bool = False
     ) -> CompiledPattern:
-        return CompiledPattern(glob_to_regex(spec, fold=fold), not has_wildcard(spec), spec)
+        return CompiledPattern(glob.to_regex(spec, fold=fold), not glob.has_wildcard(spec), spec)
 
     def view(self, value: Any, ctx: Any, *, resolve: bool = True) -> ArgView | None:
         if type(value) is str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import PolicyError
+from ...runtime.kinds.glob import escape as glob_escape  # noqa: F401 - the importers' name for it
 from ...source import Location, Source, Span, whole
 from ...vocabulary import ErrorCode
 
@@ -216,13 +217,6 @@ class DocBuilder:
 
 
 # ---- text helpers shared by several importers
-
-_GLOB_SPECIAL = re.compile(r"([*?\[\]\\])")
-
-
-def glob_escape(text: str) -> str:
-    """A plain glob (SPEC 2.2) that matches `text` literally."""
-    return _GLOB_SPECIAL.sub(r"\\\1", text)
 
 
 def safe_value_glob(glob: str) -> str:

@@ -13,7 +13,7 @@ two halves that agree with each other, and an approximation for the analysis:
 Each kind's specifier syntax (`:*` and word boundaries for shell, the `//`, `~/`, `/` anchors for
 path, `domain:` for url) is read by that kind's module only.
 
-Colon-form plain globs (`shell:cmd=git *`) compile with `glob.glob_to_regex` for every kind; they
+Colon-form plain globs (`shell:cmd=git *`) compile with `glob.to_regex` for every kind; they
 meet the same views, so a plain glob on a shell argument is applied per simple command too.
 
 Views may contain *tagged* texts: a text that starts with a tag character (see `TAG_*`) is only

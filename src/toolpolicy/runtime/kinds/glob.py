@@ -1,13 +1,22 @@
-"""Plain globs (SPEC 2.2) translated to RE2 regexes, and a tiny linear matcher for the reference path.
+"""Plain globs (SPEC 2.2), the one module that reads and writes them.
 
 `*` matches any run of characters (`/` and newlines included), `?` one character, `[...]` a class
 (`^` right after `[` negates, `-` makes ranges), `\\x` a literal `x`; everything else is literal
-and the whole value must match. The translation is used by every kind for colon-form globs.
+and the whole value must match.
+
+A glob is parsed once into elements (`parse`, memoised): literal characters, `STAR`, `ANY` and
+`GlobClass`es. Everything else works on them: `to_regex` (RE2, full match; every kind's colon-form
+globs, `glob()` in `when`), `match` (a linear two-pointer matcher without any regex engine: the
+reference interpreter's primitive, kept apart from the translation so that the two can be tested
+against each other), `display` (elements back to glob text), and the other direction, `escape`
+(a glob that matches a text literally: the importers, the analysis) and `unescape` (the text a
+wildcard-free glob names: literal tool names). The path kind builds its segment regexes from the
+same elements with `regex_char` and `class_regex_char`.
 """
 
 from __future__ import annotations
 
-import re
+import functools
 from typing import NamedTuple
 
 
@@ -34,10 +43,12 @@ class GlobClass(NamedTuple):
 STAR = object()
 ANY = object()
 Elem = object  # str (literal char) | STAR | ANY | GlobClass
+SPECIALS = frozenset("*?[]\\")  # what `escape` escapes
 
 
-def parse_glob(pattern: str) -> list[Elem]:
-    """Parse a glob into elements: literal characters, STAR, ANY and classes."""
+@functools.lru_cache(maxsize=8192)
+def parse(pattern: str) -> tuple[Elem, ...]:
+    """Parse a glob into elements: literal characters, STAR, ANY and classes; raises GlobError."""
     out: list[Elem] = []
     i, n = 0, len(pattern)
     while i < n:
@@ -60,7 +71,7 @@ def parse_glob(pattern: str) -> list[Elem]:
         else:
             out.append(ch)
             i += 1
-    return out
+    return tuple(out)
 
 
 def _parse_class(pattern: str, start: int) -> tuple[GlobClass, int]:
@@ -94,34 +105,33 @@ def _parse_class(pattern: str, start: int) -> tuple[GlobClass, int]:
 
 
 def has_wildcard(pattern: str) -> bool:
+    """Whether the glob matches more than one text (a malformed glob counts as a wildcard)."""
     try:
-        return any(not isinstance(e, str) for e in parse_glob(pattern))
+        return any(not isinstance(e, str) for e in parse(pattern))
     except GlobError:
         return True
 
 
-def _class_regex(cls: GlobClass) -> str:
-    body = "".join(
-        _esc_class(lo) if lo == hi else f"{_esc_class(lo)}-{_esc_class(hi)}" for lo, hi in cls.items
-    )
-    return f"[{'^' if cls.negated else ''}{body}]"
+def literal_prefix(pattern: str) -> str:
+    """The literal characters before the first wildcard (for indexing and analysis)."""
+    out = []
+    for e in parse(pattern):
+        if not isinstance(e, str):
+            break
+        out.append(e)
+    return "".join(out)
 
 
-def _esc_class(ch: str) -> str:
-    return "\\" + ch if ch in "\\]^-[" else _esc_char(ch)
+# ---- to RE2 ------------------------------------------------------------------------------------
 
 
-def _esc_char(ch: str) -> str:
-    if ch.isalnum() or ch == "_":
-        return ch
-    if ord(ch) < 0x20 or ord(ch) == 0x7F:
-        return f"\\x{ord(ch):02x}"
-    if ord(ch) > 0x7F:
-        return ch
-    return "\\" + ch
+def to_regex(pattern: str, *, fold: bool = False) -> str:
+    """Translate a plain glob to an RE2 regex for full-match use; raises GlobError."""
+    return ("(?is)" if fold else "(?s)") + elems_regex(parse(pattern))
 
 
-def elems_to_regex(elems: list[Elem]) -> str:
+def elems_regex(elems: tuple[Elem, ...]) -> str:
+    """The regex body of parsed elements (no flags)."""
     parts: list[str] = []
     for e in elems:
         if e is STAR:
@@ -131,23 +141,44 @@ def elems_to_regex(elems: list[Elem]) -> str:
         elif isinstance(e, GlobClass):
             parts.append(_class_regex(e))
         else:
-            parts.append(_esc_char(e))  # type: ignore[arg-type]
+            parts.append(regex_char(e))  # type: ignore[arg-type]
     return "".join(parts)
 
 
-def glob_to_regex(pattern: str, *, fold: bool = False) -> str:
-    """Translate a plain glob to an RE2 regex for full-match use; raises GlobError."""
-    body = elems_to_regex(parse_glob(pattern))
-    return ("(?is)" if fold else "(?s)") + body
+def _class_regex(cls: GlobClass) -> str:
+    body = "".join(
+        class_regex_char(lo) if lo == hi else f"{class_regex_char(lo)}-{class_regex_char(hi)}"
+        for lo, hi in cls.items
+    )
+    return f"[{'^' if cls.negated else ''}{body}]"
 
 
-def glob_match(pattern: str, text: str, *, fold: bool = False) -> bool:
-    """Match without any regex engine: the two-pointer wildcard algorithm, O(len(p) * len(t)).
+def class_regex_char(ch: str) -> str:
+    """A character as a member of an RE2 class."""
+    return "\\" + ch if ch in "\\]^-[" else regex_char(ch)
 
-    This is the reference interpreter's primitive (Cedar's `wildcard_match` idea), kept apart
-    from the RE2 translation so that the two can be tested against each other.
+
+def regex_char(ch: str) -> str:
+    """A literal character in RE2 syntax (control characters as `\\xNN`)."""
+    if ch.isalnum() or ch == "_":
+        return ch
+    if ord(ch) < 0x20 or ord(ch) == 0x7F:
+        return f"\\x{ord(ch):02x}"
+    if ord(ch) > 0x7F:
+        return ch
+    return "\\" + ch
+
+
+# ---- matching without a regex engine -----------------------------------------------------------
+
+
+def match(pattern: str, text: str, *, fold: bool = False) -> bool:
+    """Whether the glob matches the whole text: the two-pointer wildcard algorithm, O(len(p) * len(t)).
+
+    This is the reference interpreter's primitive (Cedar's `wildcard_match` idea); the glob is
+    parsed once (`parse` is memoised).
     """
-    elems = parse_glob(pattern)
+    elems = parse(pattern)
     if fold:
         text = text.casefold()
     p = t = 0
@@ -179,14 +210,40 @@ def _elem_matches(e: Elem, ch: str, fold: bool) -> bool:
     return (e.casefold() == ch) if fold else e == ch
 
 
-def literal_prefix(pattern: str) -> str:
-    """The literal characters before the first wildcard (for indexing and analysis)."""
-    out = []
-    for e in parse_glob(pattern):
-        if not isinstance(e, str):
-            break
-        out.append(e)
+# ---- glob text ---------------------------------------------------------------------------------
+
+
+def escape(text: str) -> str:
+    """A glob that matches `text` literally."""
+    return "".join("\\" + c if c in SPECIALS else c for c in text)
+
+
+def unescape(pattern: str) -> str:
+    """The text a wildcard-free glob names (`Bash\\(x\\)` -> `Bash(x)`); raises GlobError for a glob
+    with wildcards or a malformed one."""
+    elems = parse(pattern)
+    if not all(isinstance(e, str) for e in elems):
+        raise GlobError("the glob has wildcards: it names no single text", 0)
+    return "".join(elems)  # type: ignore[arg-type]
+
+
+def display(elems: tuple[Elem, ...]) -> str:
+    """Elements as glob text: `parse(display(e)) == e` for every element tuple."""
+    out: list[str] = []
+    for e in elems:
+        if e is STAR:
+            out.append("*")
+        elif e is ANY:
+            out.append("?")
+        elif isinstance(e, GlobClass):
+            body = "".join(
+                _class_char(lo) if lo == hi else f"{_class_char(lo)}-{_class_char(hi)}" for lo, hi in e.items
+            )
+            out.append(f"[{'^' if e.negated else ''}{body}]")
+        else:
+            out.append(escape(e))  # type: ignore[arg-type]
     return "".join(out)
 
 
-_RE_SPECIAL = re.compile(r"[.^$*+?{}\[\]\\|()]")
+def _class_char(ch: str) -> str:
+    return "\\" + ch if ch in "\\]^-[" else ch

@@ -71,7 +71,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from . import TAG_CWD, ArgView, CompiledPattern, Rendered, Unit
-from .glob import ANY, STAR, GlobClass, GlobError, _esc_char, _esc_class, parse_glob
+from .glob import ANY, STAR, GlobClass, GlobError, class_regex_char, parse, regex_char
 
 MAX_PATH = 4096  # longer values are never allowed and never resolved on the filesystem
 MEMO_SIZE = 16384  # lexical views memoised (like `re`'s cache), for values up to MEMO_CHARS
@@ -151,7 +151,7 @@ def _split_anchor(spec: str, policy_dir: str, home: str | None) -> tuple[bool, l
 
 def _literal_segs(directory: str) -> list[_Seg]:
     path = normalise(directory, _process_cwd())
-    return [_Seg("".join(_esc_char(c) for c in part)) for part in path.split("/") if part]
+    return [_Seg("".join(regex_char(c) for c in part)) for part in path.split("/") if part]
 
 
 def _process_cwd() -> str:
@@ -209,7 +209,7 @@ def _compile_segment(text: str, offset: int) -> _Seg | str:
     if _is_globstar(text):
         return _GLOBSTAR
     try:
-        elems = parse_glob(text)
+        elems = parse(text)
     except GlobError as e:
         raise GlobError(str(e), offset + e.offset) from None
     parts = [_elem_regex(e, offset) for e in elems]
@@ -223,7 +223,7 @@ def _elem_regex(e: object, offset: int) -> str:
         return _NOT_SEP
     if isinstance(e, GlobClass):
         return _class_regex(e, offset)
-    return _esc_char(e)  # type: ignore[arg-type]
+    return regex_char(e)  # type: ignore[arg-type]
 
 
 def _class_regex(cls: GlobClass, offset: int) -> str:
@@ -239,7 +239,10 @@ def _class_regex(cls: GlobClass, offset: int) -> str:
             items.append(("0", hi))
     if not items:
         raise GlobError("character class matches only `/`", offset)
-    body = "".join(_esc_class(lo) if lo == hi else f"{_esc_class(lo)}-{_esc_class(hi)}" for lo, hi in items)
+    body = "".join(
+        class_regex_char(lo) if lo == hi else f"{class_regex_char(lo)}-{class_regex_char(hi)}"
+        for lo, hi in items
+    )
     return f"[^/{body}]" if cls.negated else f"[{body}]"
 
 

@@ -11,7 +11,7 @@ Compile time (`compile_spec`):
   forms become dotted quads and IPv6 literals (`[::1]` or `::1`) their compressed form. The
   regex is `TAG_HOST` + a regex over the normalised host. Ports, paths, empty labels and
   wildcards in non-ASCII labels are errors (GlobError).
-* Anything else is a plain glob over the URL as given (`glob.glob_to_regex`, folded by default).
+* Anything else is a plain glob over the URL as given (`glob.to_regex`, folded by default).
 
 Decide time (`view`): the URL is read the way `urllib.parse` reads it *and* the way WHATWG
 parsers (browsers, Node's fetch) read it: backslashes end the authority, slashes after
@@ -39,7 +39,7 @@ import re
 from urllib.parse import unquote, urlsplit
 
 from . import TAG_HOST, ArgView, CompiledPattern, Rendered, Unit
-from .glob import GlobError, glob_to_regex, has_wildcard
+from .glob import GlobError, has_wildcard, to_regex
 
 MAX_URL = 65536  # longer values are never allowed (their host still serves deny)
 _MAX_HOST = 1024  # longer hosts are invalid (DNS names stop at 253 characters)
@@ -59,7 +59,7 @@ _PREFIX = "domain:"
 def compile_spec(spec: str, *, fold: bool = True) -> CompiledPattern:
     """Compile a WebFetch specifier to an RE2 regex over `view` texts; raises GlobError."""
     if not spec.startswith(_PREFIX):
-        return CompiledPattern(glob_to_regex(spec, fold=fold), exact=not has_wildcard(spec), source=spec)
+        return CompiledPattern(to_regex(spec, fold=fold), exact=not has_wildcard(spec), source=spec)
     body, exact = _domain_regex(spec[len(_PREFIX) :], len(_PREFIX))
     return CompiledPattern(regex="(?s)" + TAG_HOST + body, exact=exact, source=spec)
 
