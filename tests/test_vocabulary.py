@@ -67,6 +67,29 @@ def test_error_codes_have_a_default_severity() -> None:
     assert ErrorCode.IMPORT_SEMANTICS_DIFFER.default_severity is Severity.WARNING
 
 
+def test_every_code_in_use_is_one_error_code() -> None:
+    """Lint findings, compile warnings and errors share one enum; the lint catalogue takes its
+    severities from it, and a compile warning is a warning because its code says so."""
+    import re
+    from pathlib import Path
+
+    from toolpolicy.lint.registry import CHECKS
+    from toolpolicy.vocabulary.enums import severity_of
+
+    for code, check in CHECKS.items():
+        assert ErrorCode(code).default_severity == check.severity
+    assert CHECKS["lint_undecided"].severity == "note"
+    assert CHECKS["lint_regex_backtracking"].severity == "error"
+    assert severity_of("policy_shell_param") == "warning" and severity_of("no_such_code") == "error"
+    src = Path(__file__).resolve().parents[1] / "src" / "toolpolicy"
+    spelled = {
+        m
+        for p in src.rglob("*.py")
+        for m in re.findall(r'code="((?:policy|lint|import)_[a-z_]+)"', p.read_text(encoding="utf-8"))
+    }
+    assert spelled <= {c.value for c in ErrorCode}
+
+
 def test_settings_are_frozen_and_fold() -> None:
     settings = Settings(glob_case=GlobCase.INSENSITIVE)
     assert settings.fold and not Settings().fold

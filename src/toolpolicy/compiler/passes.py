@@ -25,6 +25,7 @@ from ..runtime.compiled import CompiledRule, PolicyTestCase, ToolSpec
 from ..runtime.hooks.types import BuiltinHookSpec, CommandHookSpec, HookGroup, ModelHookSpec
 from ..source import DocPath, origin_of
 from ..vocabulary import Effect, ErrorCode, GlobCase, Mode, Settings
+from ..vocabulary.enums import severity_of
 from .rules import Resolver, compile_permission
 from .walk import chain, id_prefix, rule_entries, rule_id
 
@@ -67,14 +68,7 @@ class Work:
 def error_at(doc: LocatedDoc, path: tuple[Any, ...], exc: ExprError) -> PolicyError:
     origin, exact = doc.origin(path)
     err = exc.locate(origin, exact=exact)
-    if exc.code in (
-        "policy_primary_param",
-        "policy_no_primary_arg",
-        "policy_lint",
-        "policy_shell_param",
-        "policy_param_unknown",
-    ):
-        err.severity = "warning"
+    err.severity = severity_of(exc.code)  # compile warnings (`policy_shell_param`...) do not stop a load
     return err
 
 

@@ -236,7 +236,7 @@ def _load_extends(loaded: LoadedPolicy, chain: tuple[str, ...]) -> list[LoadedPo
                 errors.append(
                     PolicyError(
                         f"unknown pack `{ref}`",
-                        code="policy_unknown_pack",
+                        code=ErrorCode.UNKNOWN_PACK,
                         location=loc,
                         help=f"{hint + ' ' if hint else ''}{listing} (`policy packs` describes them)",
                     )

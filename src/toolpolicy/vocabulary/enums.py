@@ -19,6 +19,7 @@ __all__ = [
     "Mode",
     "Settings",
     "Severity",
+    "severity_of",
 ]
 
 
@@ -92,14 +93,104 @@ class ErrorCode(StrEnum):
     IMPORT_PARSE_ERROR = "import_parse_error"
     IMPORT_UNSUPPORTED = "import_unsupported"
     IMPORT_SEMANTICS_DIFFER = "import_semantics_differ"
+    UNKNOWN_PACK = "policy_unknown_pack"
+    # compile warnings: the policy loads, `policy check` reports them
+    SHELL_PARAM = "policy_shell_param"
+    PARAM_UNKNOWN = "policy_param_unknown"
+    LINT = "policy_lint"
+    # `policy check`'s lint findings (lint/registry.py describes each)
+    LINT_UNKNOWN_TOOL = "lint_unknown_tool"
+    LINT_UNKNOWN_ARGUMENT = "lint_unknown_argument"
+    LINT_REGEX_FALLBACK = "lint_regex_fallback"
+    LINT_REGEX_BACKTRACKING = "lint_regex_backtracking"
+    LINT_RULE_NEVER_MATCHES = "lint_rule_never_matches"
+    LINT_WHEN_ALWAYS_TRUE = "lint_when_always_true"
+    LINT_WHEN_ALWAYS_FAILS = "lint_when_always_fails"
+    LINT_DUPLICATE_RULE = "lint_duplicate_rule"
+    LINT_CONTRADICTORY_RULES = "lint_contradictory_rules"
+    LINT_ALLOW_OVERRIDDEN = "lint_allow_overridden"
+    LINT_RULE_SHADOWED = "lint_rule_shadowed"
+    LINT_UNDECIDED = "lint_undecided"
+    LINT_WHEN_UNGUARDED = "lint_when_unguarded"
+    LINT_DANGEROUS_ALLOW = "lint_dangerous_allow"
+    LINT_EXEC_PREFIX_ALLOW = "lint_exec_prefix_allow"
+    LINT_CHAINING_ALLOW = "lint_chaining_allow"
+    LINT_HOOK_COMMAND_MISSING = "lint_hook_command_missing"
+    LINT_HOOK_COMMAND_NOT_EXECUTABLE = "lint_hook_command_not_executable"
+    LINT_HOOK_CANNOT_BLOCK = "lint_hook_cannot_block"
+    LINT_HOOK_ON_ERROR_IGNORED = "lint_hook_on_error_ignored"
+    LINT_HOOK_TIMEOUT = "lint_hook_timeout"
+    LINT_HOOK_MATCHER_IGNORED = "lint_hook_matcher_ignored"
+    LINT_URL_WITHOUT_DOMAIN = "lint_url_without_domain"
+    LINT_POLICY_RELATIVE_PATH = "lint_policy_relative_path"
+    LINT_COLON_PATH = "lint_colon_path"
+    LINT_CLUSTERED_FLAGS = "lint_clustered_flags"
+    LINT_EXACT_RESTRICTION = "lint_exact_restriction"
+    LINT_WINDOWS_PATH = "lint_windows_path"
+    LINT_DENY_UNREACHABLE = "lint_deny_unreachable"
+    LINT_PROTECTED_ALLOW = "lint_protected_allow"
+    LINT_INTERNAL_ERROR = "lint_internal_error"
 
     @property
     def default_severity(self) -> Severity:
-        """Importer findings about what a foreign format means are warnings; the rest stop a load."""
-        return Severity.WARNING if self in _WARNINGS else Severity.ERROR
+        """Compile warnings, importer findings about what a foreign format means and most lint
+        findings are warnings (`lint_undecided` a note); the rest stop a load."""
+        return _SEVERITY.get(self, Severity.ERROR)
 
 
-_WARNINGS = frozenset({ErrorCode.IMPORT_UNSUPPORTED, ErrorCode.IMPORT_SEMANTICS_DIFFER})
+def severity_of(code: str) -> Severity:
+    """The default severity of any code (one that is not an `ErrorCode` is an error)."""
+    try:
+        return ErrorCode(code).default_severity
+    except ValueError:
+        return Severity.ERROR
+
+
+_SEVERITY: dict[ErrorCode, Severity] = {
+    **dict.fromkeys(
+        (
+            ErrorCode.IMPORT_UNSUPPORTED,
+            ErrorCode.IMPORT_SEMANTICS_DIFFER,
+            ErrorCode.PRIMARY_PARAM,
+            ErrorCode.NO_PRIMARY_ARG,
+            ErrorCode.SHELL_PARAM,
+            ErrorCode.PARAM_UNKNOWN,
+            ErrorCode.LINT,
+            ErrorCode.LINT_UNKNOWN_TOOL,
+            ErrorCode.LINT_UNKNOWN_ARGUMENT,
+            ErrorCode.LINT_REGEX_FALLBACK,
+            ErrorCode.LINT_RULE_NEVER_MATCHES,
+            ErrorCode.LINT_WHEN_ALWAYS_TRUE,
+            ErrorCode.LINT_WHEN_ALWAYS_FAILS,
+            ErrorCode.LINT_DUPLICATE_RULE,
+            ErrorCode.LINT_CONTRADICTORY_RULES,
+            ErrorCode.LINT_ALLOW_OVERRIDDEN,
+            ErrorCode.LINT_RULE_SHADOWED,
+            ErrorCode.LINT_WHEN_UNGUARDED,
+            ErrorCode.LINT_DANGEROUS_ALLOW,
+            ErrorCode.LINT_EXEC_PREFIX_ALLOW,
+            ErrorCode.LINT_CHAINING_ALLOW,
+            ErrorCode.LINT_HOOK_COMMAND_MISSING,
+            ErrorCode.LINT_HOOK_COMMAND_NOT_EXECUTABLE,
+            ErrorCode.LINT_HOOK_CANNOT_BLOCK,
+            ErrorCode.LINT_HOOK_ON_ERROR_IGNORED,
+            ErrorCode.LINT_HOOK_TIMEOUT,
+            ErrorCode.LINT_HOOK_MATCHER_IGNORED,
+            ErrorCode.LINT_URL_WITHOUT_DOMAIN,
+            ErrorCode.LINT_POLICY_RELATIVE_PATH,
+            ErrorCode.LINT_COLON_PATH,
+            ErrorCode.LINT_CLUSTERED_FLAGS,
+            ErrorCode.LINT_EXACT_RESTRICTION,
+            ErrorCode.LINT_WINDOWS_PATH,
+            ErrorCode.LINT_DENY_UNREACHABLE,
+            ErrorCode.LINT_PROTECTED_ALLOW,
+            ErrorCode.LINT_INTERNAL_ERROR,
+        ),
+        Severity.WARNING,
+    ),
+    ErrorCode.LINT_UNDECIDED: Severity.NOTE,
+    ErrorCode.LINT_REGEX_BACKTRACKING: Severity.ERROR,
+}
 
 
 class GlobCase(StrEnum):
