@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .evaluate import _unit_texts
+from .evaluate import _unit_texts, _whole_text
 from .kinds import ArgView, Unit, path, shell
 from .pattern_set import joined
 from .plan import ToolPlan, plan_for
@@ -66,18 +66,21 @@ def decide_fast(
     picked = _pick(engine, plan, args, context, where)
     if picked is None:
         return None
-    best, allow_ok, lex, unit = picked
+    bests, allow_oks, lex, units = picked
     spec = plan.spec
     arg = spec.arg
-    if (
-        unit is not None
-        and (unit.writes or unit.reads)
-        and spec.kind == "shell"
-        and (best < 0 or plan.rules[best].decision != "deny")
-        and needs_check(engine.policy, engine.mode, unit.writes, unit.reads)
-        and not _targets_change_nothing(engine, plan, best, unit, where, context)
-    ):
-        return None  # a file it writes or reads changes the decision: the general way words it
+    if spec.kind == "shell":
+        for best, unit in zip(bests, units):
+            if (
+                unit is not None
+                and (unit.writes or unit.reads)
+                and (best < 0 or plan.rules[best].decision != "deny")
+                and needs_check(engine.policy, engine.mode, unit.writes, unit.reads)
+                and not _targets_change_nothing(engine, plan, best, unit, where, context)
+            ):
+                return None  # a file it writes or reads changes the decision: the general way words it
+    best = _combine(plan, bests)
+    allow_ok = all(allow_oks)
     if (
         lex is not None
         and (best < 0 or plan.rules[best].decision != "deny")
@@ -99,17 +102,22 @@ def decide_fast(
     return decided
 
 
+_NO_UNIT: tuple[Unit | None, ...] = (None,)
+
+
 def _pick(
     engine: Engine, plan: ToolPlan, args: dict[str, Any], context: Mapping[str, Any] | None, where: Where
-) -> tuple[int, bool, Any, Unit | None] | None:
-    """The best rule by the arguments (plan position, -1: none), whether an allow may hold, the
-    lexical path (path kind) and the primary unit; None when the call needs the general flow."""
+) -> tuple[list[int], list[bool], Any, tuple[Unit | None, ...]] | None:
+    """Per unit of the primary argument: the best rule by the arguments (plan position, -1:
+    none) and whether an allow may hold; the lexical path (path kind) and the units (`(None,)`
+    without a primary value). None when the call needs the general flow."""
     spec = plan.spec
     arg = spec.arg
-    allow_ok = True
-    best = -1
     lex = None
-    unit: Unit | None = None
+    units: tuple[Unit | None, ...] = _NO_UNIT
+    bests = [-1]
+    allow_oks = [True]
+    when = _When(engine, plan, args, context)
     if arg is not None:
         value = args.get(arg)
         if len(plan.primary_keys) > 1 and any(k in args for k in plan.primary_keys if k != arg):
@@ -130,32 +138,92 @@ def _pick(
                 view = _url_view(value)
             else:
                 view = plain_view(value)
-            if view is None or len(view.units) != 1:
+            if view is None or not view.units or len(view.units) > _MAX_UNITS:
                 return None
-            unit = view.units[0]
-            if unit.opaque:
-                return None  # never allowed, whatever the mode: the general way sets the floor
-            allow_ok = bool(unit.allow_texts)
+            units = view.units
+            single = len(units) == 1
+            if not single and kind != "shell":
+                return None  # several readings of a path or URL: the general way
+            bests = []
+            allow_oks = []
             pset = plan.primary
-            if pset is not None:
-                text = _unit_texts(view, oversize=False)[0]
-                hits = pset.match(unit.allow_texts, unit.deny_texts + view.whole, text)
-                if hits:
-                    best = _best_hit(
-                        plan, hits, allow_ok, unit.exec_capable, _When(engine, plan, args, context)
-                    )
-                    if best == -2:
-                        return None  # conditions on several arguments, or an unevaluable `when`
-    if plan.keys:
-        other = _best_other(plan, args, allow_ok, _When(engine, plan, args, context))
-        if other == -2:
-            return None
-        if other >= 0 and (best < 0 or plan.ranks[other] > plan.ranks[best]):
-            best = other
-    static = plan.static_pick[allow_ok]
-    if static is not None and (best < 0 or plan.ranks[static] > plan.ranks[best]):
-        best = static
-    return best, allow_ok, lex, unit
+            texts = _unit_texts(view, oversize=False) if pset is not None else None
+            whole = -1
+            if pset is not None and not single and view.whole:
+                whole = _best_whole(plan, pset.match((), view.whole, _whole_text(view)), when)
+                if whole == -2:
+                    return None
+            for n, unit in enumerate(units):
+                if unit.opaque:  # type: ignore[union-attr]
+                    return None  # never allowed, whatever the mode: the general way sets the floor
+                allow_ok = bool(unit.allow_texts)  # type: ignore[union-attr]
+                best = whole
+                if pset is not None:
+                    deny = unit.deny_texts + view.whole if single else unit.deny_texts  # type: ignore[union-attr]
+                    hits = pset.match(unit.allow_texts, deny, texts[n])  # type: ignore[union-attr,index]
+                    if hits:
+                        hit = _best_hit(plan, hits, allow_ok, unit.exec_capable, when)  # type: ignore[union-attr]
+                        if hit == -2:
+                            return None  # conditions on several arguments, or an unevaluable `when`
+                        if hit >= 0 and (best < 0 or plan.ranks[hit] > plan.ranks[best]):
+                            best = hit
+                bests.append(best)
+                allow_oks.append(allow_ok)
+    others: dict[bool, int] = {}
+    for n, allow_ok in enumerate(allow_oks):
+        best = bests[n]
+        if plan.keys:
+            other = others.get(allow_ok)
+            if other is None:
+                other = others[allow_ok] = _best_other(plan, args, allow_ok, when)
+            if other == -2:
+                return None
+            if other >= 0 and (best < 0 or plan.ranks[other] > plan.ranks[best]):
+                best = other
+        static = plan.static_pick[allow_ok]
+        if static is not None and (best < 0 or plan.ranks[static] > plan.ranks[best]):
+            best = static
+        bests[n] = best
+    return bests, allow_oks, lex, units
+
+
+_MAX_UNITS = 64  # more simple commands than this in one call: the general way
+
+
+def _combine(plan: ToolPlan, bests: list[int]) -> int:
+    """The rule deciding several units (`rules.combine`): any deny, else any ask (the first such
+    rule in file order), else allow when every unit is allowed; -1 when undecided."""
+    if len(bests) == 1:
+        return bests[0]
+    rules = plan.rules
+    for wanted in ("deny", "ask"):
+        hits = [b for b in bests if b >= 0 and rules[b].decision == wanted]
+        if hits:
+            return min(hits, key=lambda b: rules[b].index)
+    if all(b >= 0 and rules[b].decision == "allow" for b in bests):
+        return min(bests, key=lambda b: rules[b].index)
+    return -1
+
+
+def _best_whole(plan: ToolPlan, hits: list[int], when: _When) -> int:
+    """The best deny/ask rule completed by the whole value's texts (several units)."""
+    entries = plan.primary_entries
+    best = -1
+    for h in hits:
+        e = entries[h]
+        if e.allow:
+            continue
+        if plan.need[e.rule] != 1:
+            return -2
+        if plan.whens[e.rule]:
+            holds = when.holds(e.rule)
+            if holds is None:
+                return -2
+            if not holds:
+                continue
+        if best < 0 or plan.ranks[e.rule] > plan.ranks[best]:
+            best = e.rule
+    return best
 
 
 def _targets_change_nothing(
@@ -214,7 +282,8 @@ def _path_rule(
     picked = _pick(engine, plan, args, sub_context, where)
     if picked is None:
         return -2
-    best, _allow_ok, lex, _unit = picked
+    bests, _allow_oks, lex, _units = picked
+    best = _combine(plan, bests)
     decision = plan.rules[best].decision if best >= 0 else None
     if decision != "deny" and lex is not None and not path.resolves_lexically(lex, target):
         return -2  # a symlink on the way: its target is decided too, the general way

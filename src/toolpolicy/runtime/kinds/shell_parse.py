@@ -212,7 +212,7 @@ def _plain_command(text: str) -> list[Command] | None:
         k += 1
     if k == len(tokens) or not _COMMAND_WORD.fullmatch(tokens[k]) or _RESERVED_START.match(tokens[k]):
         return None  # tree-sitter reads some `x=y` words (`--x=y`) as assignments, `function%x` as a keyword
-    words = tuple(scan_word(t)[0] for t in tokens)
+    words = tuple(scan_word(t)[0] if "'" in t or '"' in t else Word(t, t, False, False) for t in tokens)
     return [Command(text.strip(" "), words[:k], words[k:], (), (), ())]
 
 
