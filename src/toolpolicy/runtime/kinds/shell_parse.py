@@ -32,9 +32,10 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from tree_sitter import Language, Node, Parser
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
 
 from .shell_words import (
     Unparseable,
@@ -98,7 +99,17 @@ def _bash_language() -> object:
     return tree_sitter_bash.language()
 
 
-_PARSER = Parser(Language(_bash_language()))
+def parser() -> Parser:
+    """The tree-sitter-bash parser, built on first use: a plain command (most of them) never needs
+    it, so `policy hook` on `git status` does not load tree-sitter at all."""
+    if not _PARSER:
+        from tree_sitter import Language, Parser
+
+        _PARSER.append(Parser(Language(_bash_language())))
+    return _PARSER[0]
+
+
+_PARSER: list[Parser] = []
 
 
 class StdinText(NamedTuple):
@@ -144,7 +155,7 @@ def parse_script(text: str, depth: int = 0) -> list[Command]:
 
 
 def _parse(text: str) -> Any:
-    tree = _PARSER.parse(text.encode("utf-8"))
+    tree = (_PARSER[0] if _PARSER else parser()).parse(text.encode("utf-8"))
     if tree.root_node.has_error:
         raise Unparseable(f"cannot parse: {_error_reason(tree.root_node, text)}")
     return tree
