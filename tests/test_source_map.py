@@ -194,3 +194,27 @@ def test_the_linter_finds_rules_through_the_source_map(policy_dir: Path) -> None
     parent = ctx.rule_source(next(r for r in policy.rules if r.id.startswith("base.yaml#")))
     assert parent is not None and parent.lp is loaded.parents[0]
     assert isinstance(lint_policy(loaded, policy), list)
+
+
+def test_imported_rules_are_located_in_the_file_they_came_from(tmp_path: Path) -> None:
+    """A Codex layer's `config.toml` pulls in `rules/*.rules`: each rule points at its own file
+    (the importer hands over `Location`s, not `file:line` text for the loader to parse back)."""
+    from toolpolicy.policies.formats import import_document
+
+    layer = tmp_path / ".codex"
+    (layer / "rules").mkdir(parents=True)
+    (layer / "config.toml").write_text('approval_policy = "on-request"\n')
+    rules = layer / "rules" / "default.rules"
+    rules.write_text('# rules\n\nprefix_rule(pattern=["rm", "-rf"], decision="forbidden")\n')
+    config = layer / "config.toml"
+    result = import_document(config.read_text(), format="codex", path=config)
+    located = result.locations[("rules", 0)]
+    assert located.source.name == str(rules) and located.line == 3
+    assert result.origins["rules[0]"] == f"{rules}:3"  # the same place, as display text
+    policy = load_policy(config)
+    (rule,) = [r for r in policy.rules if r.id == "rules[0]"][:1]
+    assert rule.location == f"{rules}:3:1"
+    origin = policy.source_map.rule(rule.index)
+    assert origin.source.name == str(rules) and origin.path[:2] == ("rules", 0)
+    assert policy.sources == (str(config),)  # the documents; the rules file is a text beside them
+    assert [s.name for s in policy.source_map.sources] == [str(config), str(rules)]

@@ -15,7 +15,7 @@ from .policies.formats import FORMATS, NATIVE  # noqa: F401 - re-exported (the C
 from .policies.loader import LoadedPolicy, load_native, read_source, syntax_of, validate
 from .policies.located import LocatedDoc, check_nesting, load_text
 from .runtime.compiled import CompiledPolicy
-from .source import Location, Source, Span
+from .source import Source
 from .vocabulary import ErrorCode
 
 
@@ -115,28 +115,13 @@ def _load_foreign(source: Source, fmt: str, base_dir: str | None, options: dict[
     from .policies.formats import import_document
 
     result = import_document(source.text, format=fmt, path=source.name, **options)
-    located = LocatedDoc(source, result.document)
-    _locate_from_origins(located, result.origins)
+    # the native document's values sit where the importer found them (in this file or another)
+    located = LocatedDoc(source, result.document, values=dict(result.locations))
     document = validate(located)
     base = base_dir or os.path.dirname(os.path.abspath(source.name))
     loaded = LoadedPolicy(document, located, base, warnings=list(result.warnings))
     loaded.origins = dict(result.origins)
     return loaded
-
-
-def _locate_from_origins(located: LocatedDoc, origins: dict[str, str]) -> None:
-    """Point the imported document's paths at the source lines the importer says they came from."""
-    import re
-
-    for native_path, origin in origins.items():
-        m = re.search(r":(\d+)(?::(\d+))?$", origin)
-        if not m:
-            continue
-        parts: list[str | int] = []
-        for name, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", native_path):
-            parts.append(int(index) if index else name)
-        offset = located.source.offset_of(int(m.group(1)), int(m.group(2) or 1))
-        located.values[tuple(parts)] = Location(located.source, Span(offset, offset + 1))
 
 
 def native_syntax(path: str) -> str:

@@ -72,7 +72,7 @@ def _build(work: Work) -> CompiledPolicy:
         base_dir=work.loaded.base_dir,
         tests=tuple(work.tests),
         warnings=tuple(work.errors.warnings),
-        source_map=SourceMap(tuple(lp.located.source for lp in work.chain), work.origins),
+        source_map=SourceMap(tuple(work.sources), work.origins, documents=len(work.chain)),
         commands=_commands(work),
     )
 

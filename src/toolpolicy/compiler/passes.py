@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,10 +19,11 @@ from ..errors import ErrorCollector, PolicyError, did_you_mean
 from ..grammar.permission import parse_permission
 from ..policies.loader import LoadedPolicy
 from ..policies.located import LocatedDoc
+from ..policies.matchers import matcher_problem
 from ..policies.profiles import PROFILES, Profile
 from ..runtime.compiled import CompiledRule, PolicyTestCase, ToolSpec
 from ..runtime.hooks.types import BuiltinHookSpec, CommandHookSpec, HookGroup, ModelHookSpec
-from ..source import DocPath, origin_of
+from ..source import DocPath, Source, origin_of
 from ..vocabulary import Effect, ErrorCode, GlobCase, Mode, Settings
 from ..vocabulary.enums import severity_of
 from .rules import Resolver, compile_permission
@@ -60,7 +60,8 @@ class Work:
     tools: dict[str, ToolSpec] = field(default_factory=dict)
     source_rules: list[SourceRule] = field(default_factory=list)
     rules: list[CompiledRule] = field(default_factory=list)
-    origins: list[tuple[int, DocPath, int, int]] = field(default_factory=list)  # per rule
+    origins: list[tuple[int, int, DocPath, int, int]] = field(default_factory=list)  # per rule
+    sources: list[Source] = field(default_factory=list)  # the chain's documents, then other texts
     hooks: dict[str, tuple[HookGroup, ...]] = field(default_factory=dict)
     tests: list[PolicyTestCase] = field(default_factory=list)
 
@@ -76,6 +77,7 @@ def error_at(doc: LocatedDoc, path: tuple[Any, ...], exc: ExprError) -> PolicyEr
 def flatten(work: Work) -> None:
     """Order the documents parents-first and merge the scalar settings (the root wins)."""
     work.chain = chain(work.loaded)
+    work.sources = [lp.located.source for lp in work.chain]
     merged: dict[str, Any] = {}
     for lp in work.chain:
         doc = lp.document
@@ -185,7 +187,7 @@ def compile_rules(work: Work) -> None:
                 work.errors.add(error_at(sr.doc, path, w))
             res.warnings.clear()
             loc = sr.doc.loc(path)
-            origin = (sr.document, path, loc.span.start, loc.span.end)
+            origin = (sr.document, _source_index(work, loc.source), path, loc.span.start, loc.span.end)
             for shape in shapes:
                 index = len(work.rules)
                 work.rules.append(
@@ -217,6 +219,16 @@ def compile_rules(work: Work) -> None:
                 )
             )
             return
+
+
+def _source_index(work: Work, source: Source) -> int:
+    """Where `source` is in the source map: a document of the chain, or a text an importer read
+    beside it (a Codex layer's `rules/*.rules`), added on first use."""
+    for i, known in enumerate(work.sources):
+        if known is source:
+            return i
+    work.sources.append(source)
+    return len(work.sources) - 1
 
 
 def _compile_when(work: Work, sr: SourceRule) -> WhenNode | None:
@@ -282,23 +294,17 @@ def _hook_group(work: Work, lp: LoadedPolicy, event: str, i: int, entry: Any) ->
 
 def _check_regex(pattern: str) -> ExprError | None:
     """A matcher must be a valid regex that RE2 (linear time) accepts."""
-    try:
-        re.compile(pattern)
-    except re.error as exc:
-        pos = exc.pos or 0
-        return ExprError(f"invalid regular expression: {exc.msg}", pos, pos + 1)
-    import re2
-
-    try:
-        re2.compile(pattern)
-    except re2.error:
-        return ExprError(
-            "regular expression uses a feature the linear-time engine lacks (backreferences or lookaround)",
-            0,
-            len(pattern),
-            help="rewrite it without backreferences and lookaround",
-        )
-    return None
+    problem = matcher_problem(pattern)
+    if problem is None:
+        return None
+    if not problem.linear:
+        return ExprError(f"invalid regular expression: {problem.message}", problem.offset, problem.offset + 1)
+    return ExprError(
+        "regular expression uses a feature the linear-time engine lacks (backreferences or lookaround)",
+        0,
+        len(pattern),
+        help="rewrite it without backreferences and lookaround",
+    )
 
 
 def _hook_spec(work: Work, lp: LoadedPolicy, path: tuple[Any, ...], hook: Any) -> Any:

@@ -5,8 +5,9 @@ policy; each check family reads it and adds located findings. The documents come
 order (`compiler.walk.chain`) and where each rule was written comes from the compiled policy's
 source map (`policy.source_map`): nothing here walks the documents again. Locations come from the
 located documents (`doc.loc(path)`, `doc.origin(path)` for spans inside an expression). Foreign configs
-(Claude Code settings, docker-agent YAML...) have no positions for native paths: their findings
-point at the line the importer recorded in `origins` (`rules[0]` -> `settings.json:12`).
+(Claude Code settings, docker-agent YAML...) have no positions of their own for native paths: the
+importer placed each native value it wrote on the line it came from (`rules[0]` -> a location on
+line 12 of `settings.json`), and findings inside it point there.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ..compiler.walk import chain
 from ..errors import PolicyError
 from ..policies.loader import LoadedPolicy
 from ..runtime.compiled import CompiledPolicy, CompiledRule
-from ..source import Location, Origin, Source, Span
+from ..source import Location, Origin, Span
 from .registry import CHECKS
 
 DocPath = tuple[Any, ...]
@@ -43,18 +44,15 @@ class LintContext:
     sources: dict[str, RuleSource] = field(default_factory=dict)
     findings: list[PolicyError] = field(default_factory=list)
     _engine: Any = None
-    _files: dict[str, Source] = field(default_factory=dict)
-    _origins: list[Origin] = field(default_factory=list)
+    _rule_origins: list[Origin] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.chain = chain(self.loaded)
-        by_source = {id(lp.located.source): lp for lp in self.chain}
-        self._origins = self.policy.source_map.rules()
+        smap = self.policy.source_map
+        self._rule_origins = smap.rules()
         for rule in self.policy.rules:
-            origin = self._origins[rule.index]
-            lp = by_source.get(id(origin.source))
-            if lp is None:
-                continue
+            origin = self._rule_origins[rule.index]
+            lp = self.chain[smap.document(rule.index)]
             found = self.sources.get(rule.id)
             if found is None:
                 path = origin.path[:2] if origin.path[0] == "rules" else origin.path
@@ -78,7 +76,7 @@ class LintContext:
         if _has_position(doc, path) or not lp.origins:
             loc = doc.loc(path)
             return loc if tuple(path) in doc.exact else _narrow(loc, _value_at(doc.data, path))
-        return self._origin_location(lp, path) or doc.loc(path)
+        return self._line_location(lp, path) or doc.loc(path)
 
     def expr_location(self, lp: LoadedPolicy, path: DocPath, start: int, end: int) -> Location:
         """A span inside the expression string at `path` (falls back to the whole scalar)."""
@@ -89,31 +87,14 @@ class LintContext:
         err = ExprError("", start, end).locate(origin, exact=exact)
         return err.location or origin
 
-    def _origin_location(self, lp: LoadedPolicy, path: DocPath) -> Location | None:
+    def _line_location(self, lp: LoadedPolicy, path: DocPath) -> Location | None:
+        """In an imported document, a path the importer did not place: the line its nearest placed
+        ancestor came from (in whichever file that was), narrowed to the value when it is there."""
         for k in range(len(path), 0, -1):
-            found = lp.origins.get(_dotted(path[:k]))
-            if found:
-                loc = self._file_location(found)
-                return _narrow(loc, _value_at(lp.located.data, path)) if loc else None
+            found = lp.located.values.get(tuple(path[:k]))
+            if found is not None:
+                return _narrow(_whole_line(found), _value_at(lp.located.data, path))
         return None
-
-    def _file_location(self, text: str) -> Location | None:
-        name, _, line = text.rpartition(":")
-        if not line.isdigit() or not name:
-            return None
-        source = self._files.get(name)
-        if source is None:
-            source = next((lp.located.source for lp in self.chain if lp.located.source.name == name), None)
-            if source is None:
-                try:
-                    with open(name, encoding="utf-8") as fh:
-                        source = Source(name, fh.read())
-                except (OSError, UnicodeDecodeError):
-                    return None
-            self._files[name] = source
-        start = source.offset_of(int(line), 1)
-        end = start + max(1, len(source.line_text(int(line))))
-        return Location(source, Span(start, end))
 
     # ---- rules
     def rule_source(self, rule: CompiledRule) -> RuleSource | None:
@@ -124,7 +105,7 @@ class LintContext:
         src = self.rule_source(rule)
         if src is None:
             return None
-        path = self._origins[rule.index].path
+        path = self._rule_origins[rule.index].path
         return src.lp, path if path in src.match_paths else src.match_paths[0]
 
     def rule_location(self, rule: CompiledRule) -> Location | None:
@@ -182,12 +163,11 @@ def _narrow(loc: Location, value: Any) -> Location:
     return Location(loc.source, Span(idx, idx + len(value)), loc.path) if idx >= 0 else loc
 
 
+def _whole_line(loc: Location) -> Location:
+    line = loc.line
+    start = loc.source.offset_of(line, 1)
+    return Location(loc.source, Span(start, start + max(1, len(loc.source.line_text(line)))))
+
+
 def _has_position(doc: Any, path: DocPath) -> bool:
     return tuple(path) in doc.values or tuple(path) in doc.keys
-
-
-def _dotted(path: DocPath) -> str:
-    out = ""
-    for p in path:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out

@@ -198,8 +198,9 @@ class CompiledPolicy:
 
     @property
     def sources(self) -> tuple[str, ...]:
-        """The names of the files the policy was read from, parents first."""
-        return tuple(s.name for s in self.source_map.sources)
+        """The names of the policy's documents, parents first."""
+        smap = self.source_map
+        return tuple(s.name for s in smap.sources[: smap.documents])
 
     def tool_spec(self, name: str) -> ToolSpec:
         spec = self.tools.get(name)

@@ -22,36 +22,50 @@ if TYPE_CHECKING:
 
 
 class SourceMap:
-    """The sources of a compiled policy (its documents, parents first) and each rule's origin.
+    """The sources of a compiled policy and each rule's origin. The first `documents` sources are
+    its documents, parents first; any after them are texts an importer read beside them (a Codex
+    layer's `rules/*.rules`).
 
-    `rule(i)` is the origin of `policy.rules[i]`: the document it was written in, the path of its
-    expression there (`("permissions", "deny", 0)`, `("rules", 3, "match", 1)`) and its span.
+    `rule(i)` is the origin of `policy.rules[i]`: the text it was written in, the path of its
+    expression in its document (`("permissions", "deny", 0)`, `("rules", 3, "match", 1)`) and
+    its span; `document(i)` is that document's index (an imported document's rules may have been
+    written in another file: the path is in the document, the span in the file).
     """
 
-    __slots__ = ("_lines", "_paths", "_spans", "sources")
+    __slots__ = ("_lines", "_paths", "_spans", "documents", "sources")
     sources: tuple[Source, ...]
-    _spans: array[int]  # per rule: index into `sources`, start, end
+    documents: int
+    _spans: array[int]  # per rule: its document, its source (indexes into `sources`), start, end
     _paths: str  # per rule: its path as JSON, one line each
     _lines: list[str] | None
 
-    def __init__(self, sources: tuple[Source, ...] = (), rules: Iterable[tuple[int, DocPath, int, int]] = ()):
+    def __init__(
+        self,
+        sources: tuple[Source, ...] = (),
+        rules: Iterable[tuple[int, int, DocPath, int, int]] = (),
+        *,
+        documents: int | None = None,
+    ) -> None:
+        """`rules`: per rule (document, source, path, start, end); `documents`: how many of the
+        sources are documents (all of them by default)."""
         import json
 
         spans: array[int] = array("q")
         paths: list[str] = []
-        for document, path, start, end in rules:
-            spans.extend((document, start, end))
+        for document, source, path, start, end in rules:
+            spans.extend((document, source, start, end))
             paths.append(json.dumps(path, separators=(",", ":"), ensure_ascii=False))
-        self._init(sources, spans, "\n".join(paths))
+        self._init(sources, len(sources) if documents is None else documents, spans, "\n".join(paths))
 
-    def _init(self, sources: tuple[Source, ...], spans: array[int], paths: str) -> None:
+    def _init(self, sources: tuple[Source, ...], documents: int, spans: array[int], paths: str) -> None:
         self.sources = sources
+        self.documents = documents
         self._spans = spans
         self._paths = paths
         self._lines = None
 
     def __len__(self) -> int:
-        return len(self._spans) // 3
+        return len(self._spans) // 4
 
     def rule(self, index: int) -> Origin:
         """Where rule `index` (its position in `policy.rules`) was written."""
@@ -59,24 +73,32 @@ class SourceMap:
 
         from ..source import Origin
 
-        if not 0 <= index < len(self):
-            raise IndexError(f"no rule {index} in the source map")
+        self._check(index)
         if self._lines is None:
             self._lines = self._paths.split("\n")
-        document, start, end = self._spans[3 * index : 3 * index + 3]
-        return Origin(self.sources[document], tuple(json.loads(self._lines[index])), start, end)
+        _document, source, start, end = self._spans[4 * index : 4 * index + 4]
+        return Origin(self.sources[source], tuple(json.loads(self._lines[index])), start, end)
+
+    def document(self, index: int) -> int:
+        """The index (in `sources`, parents first) of the document rule `index` belongs to."""
+        self._check(index)
+        return self._spans[4 * index]
+
+    def _check(self, index: int) -> None:
+        if not 0 <= index < len(self):
+            raise IndexError(f"no rule {index} in the source map")
 
     def rules(self) -> list[Origin]:
         return [self.rule(i) for i in range(len(self))]
 
-    def __reduce__(self) -> tuple[object, tuple[tuple[Source, ...], array[int], str]]:
-        return (_restore, (self.sources, self._spans, self._paths))
+    def __reduce__(self) -> tuple[object, tuple[tuple[Source, ...], int, array[int], str]]:
+        return (_restore, (self.sources, self.documents, self._spans, self._paths))
 
     def __repr__(self) -> str:
         return f"SourceMap(sources={[s.name for s in self.sources]!r}, rules={len(self)})"
 
 
-def _restore(sources: tuple[Source, ...], spans: array[int], paths: str) -> SourceMap:
+def _restore(sources: tuple[Source, ...], documents: int, spans: array[int], paths: str) -> SourceMap:
     found = SourceMap.__new__(SourceMap)
-    found._init(sources, spans, paths)
+    found._init(sources, documents, spans, paths)
     return found

@@ -1,8 +1,10 @@
 """Shared plumbing of the importers: located foreign documents and the native document builder.
 
-An importer reads a foreign config into a `Located` view (plain data plus a path -> `Location`
-map), walks it, and feeds a `DocBuilder` that assembles the native policy mapping, its located
-warnings and the `origins` map (native path -> `file:line` of the construct it came from).
+An importer reads a foreign config into a `LocatedDoc` (the one located-document type: plain data
+plus a path -> `Location` map), walks it, and feeds a `DocBuilder` that assembles the native policy
+mapping, its located warnings and where each native value came from: `locations` (native path ->
+the `Location` of the line of the construct, in whichever file it was) and, for display only,
+`origins` (`permissions.allow[0]` -> `settings.json:4`, the comments of `policy import`).
 Nothing here decides a call: the output is a plain dict the native loader validates and compiles.
 """
 
@@ -15,8 +17,10 @@ from typing import Any
 
 from ...errors import PolicyError
 from ...runtime.kinds.glob import escape as glob_escape  # noqa: F401 - the importers' name for it
-from ...source import Location, Source, Span, whole
+from ...source import DocPath, Location, Source, Span, whole
 from ...vocabulary import ErrorCode
+from ..located import LocatedDoc
+from ..matchers import matcher_problem as check_matcher
 
 Path = tuple[str | int, ...]
 PARSE_ERROR = ErrorCode.IMPORT_PARSE_ERROR
@@ -26,34 +30,15 @@ DIFFERS = ErrorCode.IMPORT_SEMANTICS_DIFFER
 
 @dataclass(frozen=True, slots=True)
 class ImportResult:
-    """A foreign config as a native policy mapping, with what could not be carried over."""
+    """A foreign config as a native policy mapping, with what could not be carried over.
+
+    `locations` maps native paths (`("permissions", "allow", 0)`) to where they came from (a
+    location on the line of the foreign construct); `origins` is the same as display text."""
 
     document: dict[str, Any]
     warnings: list[PolicyError]
     origins: dict[str, str]
-
-
-@dataclass
-class Located:
-    """Plain data of a foreign file plus where each value (and key) sits in its source."""
-
-    source: Source
-    data: Any
-    values: dict[Path, Location] = field(default_factory=dict)
-    keys: dict[Path, Location] = field(default_factory=dict)
-
-    def loc(self, path: Path) -> Location:
-        """The location of the value at `path`, else of its nearest located ancestor."""
-        path = tuple(path)
-        while path:
-            found = self.values.get(path) or self.keys.get(path)
-            if found is not None:
-                return found
-            path = path[:-1]
-        return whole(self.source)
-
-    def key_loc(self, path: Path) -> Location:
-        return self.keys.get(tuple(path)) or self.loc(path)
+    locations: dict[DocPath, Location] = field(default_factory=dict)
 
 
 def source_of(text: str, path: str | None, default_name: str) -> Source:
@@ -64,11 +49,7 @@ def parse_error(message: str, location: Location, help: str | None = None) -> Po
     return PolicyError(message, code=PARSE_ERROR, location=location, help=help)
 
 
-def _from_native_located(doc: Any) -> Located:
-    return Located(doc.source, doc.data, dict(doc.values), dict(doc.keys))
-
-
-def load_json(source: Source) -> Located:
+def load_json(source: Source) -> LocatedDoc:
     """Strict JSON (what Claude Code reads), positions recovered through ruamel.yaml."""
     try:
         data = json.loads(source.text)
@@ -77,7 +58,7 @@ def load_json(source: Source) -> Located:
         raise parse_error(f"invalid JSON: {exc.msg.lower()}", Location(source, span)) from None
     except RecursionError:
         raise parse_error("JSON nested too deeply", whole(source)) from None
-    located = Located(source, data)
+    located = LocatedDoc(source, data)
     try:
         from ..located import load_yaml
 
@@ -88,22 +69,22 @@ def load_json(source: Source) -> Located:
     return located
 
 
-def load_yaml(source: Source) -> Located:
+def load_yaml(source: Source) -> LocatedDoc:
     """YAML with every scalar's position (ruamel.yaml marks)."""
     from ..located import load_yaml as native_yaml
 
     try:
-        return _from_native_located(native_yaml(source))
+        return native_yaml(source)
     except PolicyError as exc:
         raise _as_parse_error(exc, source) from None
 
 
-def load_toml(source: Source) -> Located:
+def load_toml(source: Source) -> LocatedDoc:
     """TOML (tomllib); the line of each key is found by a search of the text."""
     from ..located import load_toml as native_toml
 
     try:
-        return _from_native_located(native_toml(source))
+        return native_toml(source)
     except PolicyError as exc:
         raise _as_parse_error(exc, source) from None
 
@@ -112,7 +93,7 @@ def _as_parse_error(exc: PolicyError, source: Source) -> PolicyError:
     return PolicyError(exc.message, code=PARSE_ERROR, location=exc.location or whole(source), help=exc.help)
 
 
-def locate_table_array(located: Located, name: str) -> None:
+def locate_table_array(located: LocatedDoc, name: str) -> None:
     """Exact locations for the entries of a TOML array of tables `[[name]]` and their keys.
 
     The generic TOML locator only searches forward for key names; headers are unambiguous, so
@@ -157,6 +138,7 @@ class DocBuilder:
     document: dict[str, Any] = field(default_factory=dict)
     warnings: list[PolicyError] = field(default_factory=list)
     origins: dict[str, str] = field(default_factory=dict)
+    locations: dict[DocPath, Location] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.document = {"version": 1, "profile": self.profile, **self.document}
@@ -170,37 +152,37 @@ class DocBuilder:
             PolicyError(message, code=code, location=location, help=help, severity="warning")
         )
 
-    def note_origin(self, native_path: str, location: Location | None) -> None:
+    def note_origin(self, path: DocPath, location: Location | None) -> str:
+        """Record that the native value at `path` came from the line of `location`; returns the
+        path as text (`permissions.allow[0]`)."""
+        native = _dotted(path)
         if location is not None:
-            self.origins[native_path] = f"{location.source.name}:{location.line}"
+            line_start = location.source.offset_of(location.line, 1)
+            self.locations[path] = Location(location.source, Span(line_start, line_start + 1))
+            self.origins[native] = f"{location.source.name}:{location.line}"
+        return native
 
     # ---- content
 
     def set(self, key: str, value: Any, location: Location | None = None) -> None:
         self.document[key] = value
-        self.note_origin(key, location)
+        self.note_origin((key,), location)
 
     def add_permission(self, decision: str, expr: str, location: Location | None) -> str:
         perms = self.document.setdefault("permissions", {})
         items = perms.setdefault(decision, [])
         items.append(expr)
-        native = f"permissions.{decision}[{len(items) - 1}]"
-        self.note_origin(native, location)
-        return native
+        return self.note_origin(("permissions", decision, len(items) - 1), location)
 
     def add_rule(self, rule: dict[str, Any], location: Location | None) -> str:
         rules = self.document.setdefault("rules", [])
         rules.append({k: v for k, v in rule.items() if v is not None})
-        native = f"rules[{len(rules) - 1}]"
-        self.note_origin(native, location)
-        return native
+        return self.note_origin(("rules", len(rules) - 1), location)
 
     def add_hook_group(self, event: str, group: dict[str, Any], location: Location | None) -> str:
         groups = self.document.setdefault("hooks", {}).setdefault(event, [])
         groups.append(group)
-        native = f"hooks.{event}[{len(groups) - 1}]"
-        self.note_origin(native, location)
-        return native
+        return self.note_origin(("hooks", event, len(groups) - 1), location)
 
     def add_tool(self, name: str, decl: dict[str, Any]) -> None:
         self.document.setdefault("tools", {})[name] = decl
@@ -208,12 +190,17 @@ class DocBuilder:
     def add_test(self, test: dict[str, Any], location: Location | None) -> str:
         tests = self.document.setdefault("tests", [])
         tests.append(test)
-        native = f"tests[{len(tests) - 1}]"
-        self.note_origin(native, location)
-        return native
+        return self.note_origin(("tests", len(tests) - 1), location)
 
     def result(self) -> ImportResult:
-        return ImportResult(self.document, self.warnings, self.origins)
+        return ImportResult(self.document, self.warnings, self.origins, self.locations)
+
+
+def _dotted(path: DocPath) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
 
 
 # ---- text helpers shared by several importers
@@ -261,19 +248,12 @@ def cel_string(text: str) -> str:
 
 def matcher_problem(pattern: str) -> str | None:
     """Why a hook matcher regex cannot be used natively (it must suit `re` and linear-time RE2)."""
-    try:
-        re.compile(pattern)
-    except re.error as exc:
-        return f"invalid regex ({exc.msg})"
-    try:
-        import re2
-
-        re2.compile(pattern)
-    except ImportError:  # pragma: no cover - google-re2 is a dependency
+    problem = check_matcher(pattern)
+    if problem is None:
         return None
-    except re2.error:
-        return "it needs backreferences or lookaround, which the linear-time engine lacks"
-    return None
+    if not problem.linear:
+        return f"invalid regex ({problem.message})"
+    return "it needs backreferences or lookaround, which the linear-time engine lacks"
 
 
 def anchored_exact(names: list[str]) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ...errors import PolicyError, PolicyErrors
 from ...source import Location, Source
-from ._common import Located, Path, glob_escape, load_json, parse_error, safe_value_glob
+from ._common import LocatedDoc, Path, glob_escape, load_json, parse_error, safe_value_glob
 
 _PLAIN_WORD = re.compile(r"[A-Za-z0-9_./=@%+,-]+")
 
@@ -63,14 +63,14 @@ def strip_jsonc(text: str) -> str:
     return "".join(out)
 
 
-def load_jsonc(source: Source) -> Located:
+def load_jsonc(source: Source) -> LocatedDoc:
     """JSON with comments and trailing commas (VS Code settings), every value located.
 
     An empty file is an empty object (no settings), as the agents read it.
     """
     clean = strip_jsonc(source.text)
     if not clean.strip():
-        return Located(source, {})
+        return LocatedDoc(source, {})
     located = load_json(Source(source.name, clean))
     located.source = source
     for table in (located.values, located.keys):
@@ -83,7 +83,7 @@ def load_jsonc(source: Source) -> Located:
 class Reader:
     """Typed access to a located JSON document, collecting located errors."""
 
-    doc: Located
+    doc: LocatedDoc
     errors: list[PolicyError] = field(default_factory=list)
 
     def get(self, path: Path) -> Any:
@@ -133,7 +133,7 @@ class Reader:
             raise PolicyErrors(self.errors)
 
 
-def root_object(doc: Located) -> dict[str, Any]:
+def root_object(doc: LocatedDoc) -> dict[str, Any]:
     if not isinstance(doc.data, dict):
         raise parse_error("the settings file must hold a JSON object", doc.loc(()))
     return doc.data

@@ -28,7 +28,7 @@ from ._common import (
     DIFFERS,
     DocBuilder,
     ImportResult,
-    Located,
+    LocatedDoc,
     cel_string,
     glob_escape,
     load_toml,
@@ -109,7 +109,7 @@ def import_agent_code(text: str, *, path: str | None = None) -> ImportResult:
 # ---- hooks
 
 
-def _import_hook(builder: DocBuilder, located: Located, hook: Any, path: tuple) -> None:
+def _import_hook(builder: DocBuilder, located: LocatedDoc, hook: Any, path: tuple) -> None:
     loc = located.loc(path)
     if not isinstance(hook, dict):
         raise parse_error("a `[[hooks]]` entry must be a table", loc)
@@ -139,7 +139,7 @@ def _import_hook(builder: DocBuilder, located: Located, hook: Any, path: tuple) 
     builder.add_hook_group(event, group, loc)
 
 
-def _event(builder: DocBuilder, located: Located, event: Any, path: tuple) -> str | None:
+def _event(builder: DocBuilder, located: LocatedDoc, event: Any, path: tuple) -> str | None:
     loc = located.loc((*path, "event"))
     if not isinstance(event, str) or not event:
         raise parse_error("a hook needs an `event`", loc)
@@ -163,7 +163,7 @@ def _event(builder: DocBuilder, located: Located, event: Any, path: tuple) -> st
 # ---- permissions
 
 
-def _import_permissions(builder: DocBuilder, located: Located, perms: dict) -> None:
+def _import_permissions(builder: DocBuilder, located: LocatedDoc, perms: dict) -> None:
     mode = perms.get("default_mode")
     if mode is not None:
         _default_mode(builder, located, mode)
@@ -173,7 +173,7 @@ def _import_permissions(builder: DocBuilder, located: Located, perms: dict) -> N
     _visibility(builder, located, perms)
 
 
-def _default_mode(builder: DocBuilder, located: Located, mode: Any) -> None:
+def _default_mode(builder: DocBuilder, located: LocatedDoc, mode: Any) -> None:
     loc = located.loc(("permissions", "default_mode"))
     if mode not in DEFAULTS:
         builder.warn(f"`default_mode = {mode!r}` is not supported; the default stays `ask`", loc)
@@ -193,7 +193,7 @@ def _default_mode(builder: DocBuilder, located: Located, mode: Any) -> None:
         builder.warn("plan mode: only read-only tools run; every other call is denied", loc, code=DIFFERS)
 
 
-def _import_rule(builder: DocBuilder, located: Located, rule: Any, path: tuple) -> None:
+def _import_rule(builder: DocBuilder, located: LocatedDoc, rule: Any, path: tuple) -> None:
     loc = located.loc(path)
     if not isinstance(rule, dict) or not isinstance(rule.get("tool"), str):
         builder.warn("a permission rule needs `tool` and `action`; ignored", loc)
@@ -241,7 +241,7 @@ def _glob(pattern: str) -> str:
     return re.sub(r"([\[\]\\])", r"\\\1", pattern)
 
 
-def _visibility(builder: DocBuilder, located: Located, perms: dict) -> None:
+def _visibility(builder: DocBuilder, located: LocatedDoc, perms: dict) -> None:
     hidden = perms.get("disallowed_tools")
     for i, name in enumerate(hidden if isinstance(hidden, list) else []):
         if isinstance(name, str) and name:

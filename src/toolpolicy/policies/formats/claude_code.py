@@ -48,7 +48,7 @@ from ._common import (
     DIFFERS,
     DocBuilder,
     ImportResult,
-    Located,
+    LocatedDoc,
     anchored_exact,
     cel_string,
     load_json,
@@ -105,7 +105,7 @@ class Layer:
     """One settings file: its scope (`managed|cli|local|project|user`) and located content."""
 
     scope: str
-    located: Located
+    located: LocatedDoc
     path: str | None
 
 
@@ -191,7 +191,7 @@ def _is_home_claude(path: str) -> bool:
     return os.path.dirname(os.path.abspath(path)) == os.path.join(os.path.expanduser("~"), ".claude")
 
 
-def _check_root(located: Located) -> None:
+def _check_root(located: LocatedDoc) -> None:
     if not isinstance(located.data, dict):
         raise parse_error(
             "a settings file must be a JSON object",

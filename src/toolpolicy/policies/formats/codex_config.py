@@ -32,7 +32,7 @@ from ._common import (
     DIFFERS,
     DocBuilder,
     ImportResult,
-    Located,
+    LocatedDoc,
     anchored_exact,
     load_json,
     load_toml,
@@ -100,7 +100,7 @@ def import_codex_config(text: str, *, path: str | None, kind: str) -> ImportResu
 # ---- config.toml
 
 
-def _config(builder: DocBuilder, located: Located, path: str | None) -> None:
+def _config(builder: DocBuilder, located: LocatedDoc, path: str | None) -> None:
     data = located.data
     hosts: dict[str, list[str]] = {}
     if path:  # the rest of the layer: rules/*.rules, then hooks.json (Codex merges both)
@@ -139,7 +139,7 @@ def _config(builder: DocBuilder, located: Located, path: str | None) -> None:
     _mcp_servers(builder, located)
 
 
-def _mcp_servers(builder: DocBuilder, located: Located) -> None:
+def _mcp_servers(builder: DocBuilder, located: LocatedDoc) -> None:
     servers = located.data.get("mcp_servers")
     if not isinstance(servers, dict):
         return
@@ -175,7 +175,7 @@ def _mcp_servers(builder: DocBuilder, located: Located) -> None:
             )
 
 
-def _features(builder: DocBuilder, located: Located) -> None:
+def _features(builder: DocBuilder, located: LocatedDoc) -> None:
     features = located.data.get("features")
     if isinstance(features, dict) and (
         features.get("hooks") is False or features.get("codex_hooks") is False
@@ -189,7 +189,7 @@ def _features(builder: DocBuilder, located: Located) -> None:
 # ---- requirements.toml
 
 
-def _requirements(builder: DocBuilder, located: Located) -> None:
+def _requirements(builder: DocBuilder, located: LocatedDoc) -> None:
     data = located.data
     rules = data.get("rules")
     if rules is not None:
@@ -212,7 +212,7 @@ def _requirements(builder: DocBuilder, located: Located) -> None:
         )
 
 
-def _requirement_rule(located: Located, entry: Any, path: tuple[str | int, ...]) -> PrefixRule:
+def _requirement_rule(located: LocatedDoc, entry: Any, path: tuple[str | int, ...]) -> PrefixRule:
     loc = located.loc(path)
     if not isinstance(entry, dict):
         raise parse_error("a prefix rule is a table with `pattern` and `decision`", loc)
@@ -258,7 +258,7 @@ def _requirement_rule(located: Located, entry: Any, path: tuple[str | int, ...])
 # ---- hooks
 
 
-def _hooks(builder: DocBuilder, located: Located, path: tuple[str, ...], *, managed: bool) -> None:
+def _hooks(builder: DocBuilder, located: LocatedDoc, path: tuple[str, ...], *, managed: bool) -> None:
     hooks = located.data.get(path[0])
     if hooks is None:
         return
@@ -284,7 +284,7 @@ def _hooks(builder: DocBuilder, located: Located, path: tuple[str, ...], *, mana
 
 def _group(
     builder: DocBuilder,
-    located: Located,
+    located: LocatedDoc,
     event: str,
     native: str,
     group: Any,

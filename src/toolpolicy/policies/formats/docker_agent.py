@@ -32,7 +32,7 @@ from ._common import (
     UNSUPPORTED,
     DocBuilder,
     ImportResult,
-    Located,
+    LocatedDoc,
     load_yaml,
     matcher_problem,
     parse_error,
@@ -94,7 +94,7 @@ def import_docker_agent(text: str, *, path: str | None = None, agent: str | None
 # ---- permissions
 
 
-def _import_permissions(builder: DocBuilder, located: Located, path: tuple) -> None:
+def _import_permissions(builder: DocBuilder, located: LocatedDoc, path: tuple) -> None:
     perms = _get(located.data, path)
     if perms is None:
         return
@@ -117,7 +117,7 @@ def _import_permissions(builder: DocBuilder, located: Located, path: tuple) -> N
             _import_pattern(builder, located, decision, item, (*path, decision, i))
 
 
-def _import_pattern(builder: DocBuilder, located: Located, decision: str, item: Any, path: tuple) -> None:
+def _import_pattern(builder: DocBuilder, located: LocatedDoc, decision: str, item: Any, path: tuple) -> None:
     loc = located.loc(path)
     if not isinstance(item, str):
         builder.warn(f"permission pattern is a {type(item).__name__}, not a string; ignored", loc)
@@ -236,7 +236,7 @@ def _reversed_range(members: list[str]) -> bool:
 # ---- hooks
 
 
-def _import_agents(builder: DocBuilder, located: Located, wanted: str | None) -> None:
+def _import_agents(builder: DocBuilder, located: LocatedDoc, wanted: str | None) -> None:
     agents = located.data.get("agents")
     if agents is None:
         return
@@ -254,7 +254,7 @@ def _import_agents(builder: DocBuilder, located: Located, wanted: str | None) ->
         _import_hooks(builder, located, ("agents", chosen, "hooks"))
 
 
-def _choose_agent(builder: DocBuilder, located: Located, agents: dict, wanted: str | None) -> str | None:
+def _choose_agent(builder: DocBuilder, located: LocatedDoc, agents: dict, wanted: str | None) -> str | None:
     with_hooks = [n for n, a in agents.items() if isinstance(a, dict) and a.get("hooks")]
     if wanted is not None:
         if wanted not in agents:
@@ -275,7 +275,7 @@ def _choose_agent(builder: DocBuilder, located: Located, agents: dict, wanted: s
     return chosen
 
 
-def _import_hooks(builder: DocBuilder, located: Located, path: tuple) -> None:
+def _import_hooks(builder: DocBuilder, located: LocatedDoc, path: tuple) -> None:
     hooks = _get(located.data, path)
     if hooks is None:
         return
@@ -298,7 +298,9 @@ def _import_hooks(builder: DocBuilder, located: Located, path: tuple) -> None:
                 builder.add_hook_group(event, {"hooks": hooks_out}, loc)
 
 
-def _import_matcher_entry(builder: DocBuilder, located: Located, event: str, entry: Any, path: tuple) -> None:
+def _import_matcher_entry(
+    builder: DocBuilder, located: LocatedDoc, event: str, entry: Any, path: tuple
+) -> None:
     loc = located.loc(path)
     if not isinstance(entry, dict):
         builder.warn("a hook entry must be a mapping with `matcher` and `hooks`", loc)
@@ -330,7 +332,7 @@ def _import_matcher_entry(builder: DocBuilder, located: Located, event: str, ent
     builder.add_hook_group(event, group, loc)
 
 
-def _definitions(builder: DocBuilder, located: Located, entries: Any, path: tuple) -> list[dict[str, Any]]:
+def _definitions(builder: DocBuilder, located: LocatedDoc, entries: Any, path: tuple) -> list[dict[str, Any]]:
     out = []
     for i, hook in _as_list(entries):
         loc = located.loc(path if i is None else (*path, i))

@@ -40,7 +40,7 @@ from ._common import (
     PARSE_ERROR,
     DocBuilder,
     ImportResult,
-    Located,
+    LocatedDoc,
     cel_string,
     colon_value_ok,
     glob_escape,
@@ -99,7 +99,7 @@ class _Rule:
     data: dict[str, Any]
     path: tuple
     loc: Location
-    located: Located
+    located: LocatedDoc
     decision: str = "ask"
     tools: list[str] = field(default_factory=list)
     modes: list[str] | None = None
@@ -128,7 +128,7 @@ def import_gemini(text: str, *, path: str | None = None, tier: str = "user") -> 
     return builder.result()
 
 
-def _check_top_level(builder: DocBuilder, located: Located) -> None:
+def _check_top_level(builder: DocBuilder, located: LocatedDoc) -> None:
     for key in located.data:
         loc = located.key_loc((key,))
         if key == "safety_checker":
@@ -139,7 +139,7 @@ def _check_top_level(builder: DocBuilder, located: Located) -> None:
             builder.warn(f"`{key}` is ignored by Gemini CLI", loc)
 
 
-def _collect(builder: DocBuilder, located: Located) -> list[_Rule]:
+def _collect(builder: DocBuilder, located: LocatedDoc) -> list[_Rule]:
     """Validate every `[[rule]]` as Gemini's loader does; any schema error rejects the file."""
     raw = located.data.get("rule", [])
     if not isinstance(raw, list):
@@ -161,7 +161,7 @@ def _invalid(message: str, loc: Location, help: str | None = None) -> PolicyErro
     return PolicyError(message, code=PARSE_ERROR, location=loc, help=help)
 
 
-def _validate(builder: DocBuilder, located: Located, data: Any, path: tuple, index: int) -> _Rule:
+def _validate(builder: DocBuilder, located: LocatedDoc, data: Any, path: tuple, index: int) -> _Rule:
     loc = located.loc(path)
     if not isinstance(data, dict):
         raise _invalid("a `[[rule]]` entry must be a table", loc)
