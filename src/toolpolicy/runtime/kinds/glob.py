@@ -17,6 +17,7 @@ same elements with `regex_char` and `class_regex_char`.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import NamedTuple
 
 
@@ -132,25 +133,30 @@ def to_regex(pattern: str, *, fold: bool = False) -> str:
 
 def elems_regex(elems: tuple[Elem, ...]) -> str:
     """The regex body of parsed elements (no flags)."""
+    return _render(elems, ".*", ".", class_regex_char, regex_char)
+
+
+def _render(
+    elems: tuple[Elem, ...],
+    star: str,
+    any_char: str,
+    member: Callable[[str], str],
+    char: Callable[[str], str],
+) -> str:
+    """Elements as text: `star` and `any_char` for the wildcards, `member` for the characters of a
+    class, `char` for a literal character (the regex and the glob spellings)."""
     parts: list[str] = []
     for e in elems:
         if e is STAR:
-            parts.append(".*")
+            parts.append(star)
         elif e is ANY:
-            parts.append(".")
+            parts.append(any_char)
         elif isinstance(e, GlobClass):
-            parts.append(_class_regex(e))
+            body = "".join(member(lo) if lo == hi else f"{member(lo)}-{member(hi)}" for lo, hi in e.items)
+            parts.append(f"[{'^' if e.negated else ''}{body}]")
         else:
-            parts.append(regex_char(e))  # type: ignore[arg-type]
+            parts.append(char(e))  # type: ignore[arg-type]
     return "".join(parts)
-
-
-def _class_regex(cls: GlobClass) -> str:
-    body = "".join(
-        class_regex_char(lo) if lo == hi else f"{class_regex_char(lo)}-{class_regex_char(hi)}"
-        for lo, hi in cls.items
-    )
-    return f"[{'^' if cls.negated else ''}{body}]"
 
 
 def class_regex_char(ch: str) -> str:
@@ -229,20 +235,7 @@ def unescape(pattern: str) -> str:
 
 def display(elems: tuple[Elem, ...]) -> str:
     """Elements as glob text: `parse(display(e)) == e` for every element tuple."""
-    out: list[str] = []
-    for e in elems:
-        if e is STAR:
-            out.append("*")
-        elif e is ANY:
-            out.append("?")
-        elif isinstance(e, GlobClass):
-            body = "".join(
-                _class_char(lo) if lo == hi else f"{_class_char(lo)}-{_class_char(hi)}" for lo, hi in e.items
-            )
-            out.append(f"[{'^' if e.negated else ''}{body}]")
-        else:
-            out.append(escape(e))  # type: ignore[arg-type]
-    return "".join(out)
+    return _render(elems, "*", "?", _class_char, escape)
 
 
 def _class_char(ch: str) -> str:
