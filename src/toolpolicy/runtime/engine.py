@@ -103,6 +103,7 @@ class Engine:
         self._home = os.path.expanduser("~")
         self._cwd = cwd or _process_cwd()
         self._decisions: dict[int, Decision] = {}  # per rule: the decision it makes (immutable, shared)
+        self._hints: dict[str, Decision] = {}  # per tool name: the read-only hint's decision
         hooks_used = hooks and any(policy.hooks.get(e) for e in ("tool_guard", "pre_tool_use"))
         self._plain = not hooks_used and self._log is None and not self._wants_approval_hooks()
         self._fast = self._plain and not explain and not reference
@@ -283,7 +284,7 @@ class Engine:
     ) -> Decision:
         """Steps 4 and 5 (hint, default), then the floor and the mode (SPEC 4.2, 4.3)."""
         if decided is None and _hint_applies(hint_call, call.spec, read_only):
-            decided = Decision("allow", f"`{call.raw_tool}` is read-only", _READ_ONLY_HINT)
+            decided = self.hint_decision(call.raw_tool)
         if decided is None:
             decided = self._default_decision()
         if floor is not None and DECISION_WEIGHT[decided.decision] < DECISION_WEIGHT["ask"]:
@@ -314,6 +315,15 @@ class Engine:
                 rule.decision, reason, "rule", rule.id, rule.location
             )
         return cached
+
+    def hint_decision(self, raw_tool: str) -> Decision:
+        """The read-only hint's allow for a tool name, built once per name and shared."""
+        decision = self._hints.get(raw_tool)
+        if decision is None:
+            decision = Decision("allow", f"`{raw_tool}` is read-only", _READ_ONLY_HINT)
+            if len(self._hints) < 4096:
+                self._hints[raw_tool] = decision
+        return decision
 
     def _default_decision(self) -> Decision:
         decision = self._decisions.get(-1)
