@@ -28,6 +28,8 @@ HOOK_REGISTRATIONS: tuple[str, ...] = (
     ".codex/config.toml",
     ".gemini/settings.json",
     ".cursor/hooks.json",
+    ".github/hooks/policy.json",
+    ".clinerules/hooks/PreToolUse",
     ".git/hooks/pre-commit",
     ".git/config",
     ".mcp.json",

@@ -44,10 +44,17 @@ AGENT_CONFIG = (
     ".codex/**",
     ".gemini/**",
     ".cursor/**",
+    ".github/hooks/**",  # Copilot CLI hooks
+    ".clinerules/**",  # Cline rules and hooks
     "~/.claude/**",
     "~/.claude.json",
     "~/.codex/**",
     "~/.gemini/**",
+    "~/.copilot/**",
+    "~/Documents/Cline/**",  # Cline's global rules and hooks
+    "//etc/claude-code/**",  # managed settings (system-wide registrations)
+    "//etc/gemini-cli/**",
+    "//etc/codex/**",
 )
 # Repository metadata and tools that run code on their own (git hooks, editor tasks, installers).
 CODE_RUNNING_CONFIG = (
