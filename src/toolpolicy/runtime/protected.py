@@ -6,7 +6,8 @@ ask, so they never come here and pay nothing. Claude Code never auto-approves wr
 configuration, the repository's git metadata and the editor and tool configs that run code, not
 even in `bypassPermissions`: an agent that may write them can unhook the policy that restrains it,
 plant a git hook, or add a task that runs on open. So a final ask on a call that may write one of
-`PROTECTED_PATHS` (or the policy's own files) is a floor, like a guard's ask.
+`PROTECTED_PATHS` (or the policy's own files, or the compiled-policy cache of `policy hook`) is a
+floor, like a guard's ask.
 
 "May write" is decided by class, not by tool name:
 
@@ -127,15 +128,14 @@ def may_write(spec: ToolSpec, args: Any, commands: Any) -> bool:
 
 
 def _matcher(policy: Any, home: str) -> Any:
-    """One RE2 regex over path-view texts: every protected pattern and the policy's own files."""
+    """One RE2 regex over path-view texts: every protected pattern, the policy's own files and the
+    compiled-policy cache."""
     import re2
 
     from .kinds import path
 
-    specs = [
-        *PROTECTED_PATHS,
-        *("//" + re.sub(_GLOB_CHARS, r"\\\1", f.lstrip("/")) for f in _policy_files(policy)),
-    ]
+    own = [*_policy_files(policy), _cache_dir(home)]
+    specs = [*PROTECTED_PATHS, *("//" + re.sub(_GLOB_CHARS, r"\\\1", f.lstrip("/")) for f in own)]
     bodies = []
     for spec in specs:
         regex = path.compile_spec(spec, fold=True, policy_dir=policy.base_dir, home=home).regex
@@ -154,6 +154,16 @@ def _policy_files(policy: Any) -> list[str]:
             name = os.path.join(policy.base_dir, os.path.basename(name)) if i == 0 else os.path.abspath(name)
         out.append(os.path.normpath(name))
     return out
+
+
+def _cache_dir(home: str) -> str:
+    """The compiled-policy cache `policy hook` loads pickles from (`adapters/cache.py`): whoever
+    writes an entry there decides what the hook enforces."""
+    env = os.environ
+    base = env.get("TOOLPOLICY_CACHE_DIR") or os.path.join(
+        env.get("XDG_CACHE_HOME") or os.path.join(home, ".cache"), "toolpolicy"
+    )
+    return os.path.normpath(os.path.join(home, base))
 
 
 def _first_text(call: PreparedCall) -> str:
