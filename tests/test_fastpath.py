@@ -143,3 +143,25 @@ def test_workload_shapes_decide_the_same_both_ways(tmp_path: Path) -> None:
             taken += fastpath.decide_fast(engine, tool, args, {"cwd": cwd}, None) is not None
         # the mix is adversarial (chains, redirections, symlinks, non-ASCII): a third is plenty
         assert taken >= len(calls) // 3, f"the fast path took only {taken} of {len(calls)} calls"
+
+
+def test_pack_policy_decides_the_same_both_ways(tmp_path: Path) -> None:
+    """The four bundled packs have rules with `when` beside rules without: the fast path takes a
+    call only when no rule with a `when` matched it, and must agree with the general flow."""
+    from command_corpus import load_corpus
+    from pack_scoring import packs_policy
+
+    policy = packs_policy()
+    cmds = list(dict.fromkeys(entry.cmd for entry in load_corpus()))
+    engine, slow = _engines(policy, None)
+    taken = 0
+    for cmd in cmds:
+        _both(engine, slow, "Bash", {"command": cmd}, {"cwd": str(tmp_path)})
+        taken += (
+            fastpath.decide_fast(engine, "Bash", {"command": cmd}, {"cwd": str(tmp_path)}, None) is not None
+        )
+    assert taken >= len(cmds) // 3, f"the fast path took only {taken} of {len(cmds)} calls"
+    for mode in ("yolo", "non_interactive", "auto_edit"):
+        engine, slow = _engines(policy, mode)
+        for cmd in cmds[::7]:
+            _both(engine, slow, "Bash", {"command": cmd}, {"cwd": str(tmp_path)})

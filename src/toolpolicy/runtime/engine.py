@@ -407,18 +407,23 @@ class Engine:
         return verdict
 
     def _when_eval(self, call: PreparedCall):  # type: ignore[no-untyped-def]
-        policy = self.policy
         env: dict[str, Any] = {}
 
         def run(rule: CompiledRule) -> tuple[bool | None, str | None]:
-            from .cel import evaluate_when
-
             if not env:
                 env.update(when_env(call))
-            fns = policy.lazy("when", lambda: _build_when(policy))
-            return evaluate_when(fns[rule.index], env)
+            return self.when_holds(rule, env)
 
         return run
+
+    def when_holds(self, rule: CompiledRule, env: Mapping[str, Any]) -> tuple[bool | None, str | None]:
+        """A rule's `when` on `env` (`{"tool", "args", "context"}`): `(True|False, None)` or
+        `(None, message)` when it cannot be evaluated."""
+        from .cel import evaluate_when
+
+        policy = self.policy
+        fns = policy.lazy("when", lambda: _build_when(policy))
+        return evaluate_when(fns[rule.index], env)
 
     def _rule_decision(self, verdict: RuleVerdict) -> Decision:
         rule = verdict.rule

@@ -57,7 +57,9 @@ class ToolPlan:
         "static",
         "static_pick",
         "static_restrict",
+        "static_when",
         "tool",
+        "whens",
     )
 
     def __init__(
@@ -82,6 +84,8 @@ class ToolPlan:
         self.static = static  # rules with no conditions
         self.static_restrict: tuple[int, ...] = ()  # those of them that are not allow rules
         self.has_when = has_when
+        self.whens = tuple(r.when is not None for r in rules)  # per position: the rule has a `when`
+        self.static_when = any(self.whens[p] for p in static)  # a rule with no conditions has one
         self.primary: PatternSet | None = None
         self.primary_entries: tuple[Entry, ...] = ()
         self.keys: dict[str, tuple[PatternSet, tuple[Entry, ...]]] = {}

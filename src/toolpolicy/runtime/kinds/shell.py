@@ -91,8 +91,10 @@ from .shell_parse import (
 )
 from .shell_words import HOME, UNKNOWN, ansi_c, expand_braces, target_pattern
 from .shell_wrappers import (
+    ALLOW_WRAPPERS,
     ASSIGNMENT,
     SHELLS,
+    WRAPPERS,
     basename,
     exec_capable,
     find_exec_segments,
@@ -396,7 +398,7 @@ class _Walk:
             stdin = stdin or stdin_code
             if cmd.words and cmd.words[0].value in _DIR_CHANGERS:
                 bases = _change_dir(bases, cmd.words)
-        if stdin or any(_stdin_shell(cmd) for cmd in commands):
+        if stdin:
             for script, tainted in _piped_scripts(commands, self).items():
                 units.extend(self.script(script, depth + 1, taint=taint or tainted, bases=bases))
         return units
@@ -450,7 +452,7 @@ class _Walk:
         )
         return self.nested(
             unit, cmd, stages, depth, taint=taint, blocked=blocked, facts=facts, bases=bases
-        ), facts.stdin_code
+        ), facts.stdin_code or _stdin_shell(values, stages)
 
     def facts(self, words: Sequence[Word], facts: _Facts, bases: tuple[str, ...], n: int) -> int:
         """Add what the knowledge says about `words` (and the commands it runs) to `facts`."""
@@ -564,10 +566,10 @@ def _runs_substitution(values: Sequence[str], words: Sequence[Word]) -> bool:
     return (name in SHELLS or name in _SOURCE) and any(w.raw.startswith("<(") for w in words[1:])
 
 
-def _stdin_shell(cmd: Command) -> bool:
-    """Does the command (seen through its wrappers) run a shell that reads its script from stdin?"""
-    values = [w.value for w in cmd.words]
-    for k in [_allow_start(values), *_deny_starts(values)] if values else []:
+def _stdin_shell(values: Sequence[str], stages: Sequence[int]) -> bool:
+    """Does the command (seen through its wrappers: `stages`, the allow start first, then every
+    see-through stage) run a shell that reads its script from stdin?"""
+    for k in stages:
         name = basename(values[k])
         if name in SHELLS and _shell_reads_stdin(values[k + 1 :]):
             return True
@@ -777,6 +779,8 @@ def _merge(inner: Unit, wrapper: Unit) -> Unit:
 
 def _allow_start(values: Sequence[str]) -> int:
     """Index of the command once the allow-side wrappers are stripped (strict grammars)."""
+    if not values or values[0] not in ALLOW_WRAPPERS:
+        return 0  # the common case: no wrapper to strip
     k = 0
     for _ in range(len(values)):
         j = inner_start(values[k:], strict=True)
@@ -812,6 +816,8 @@ def _subscript_injection(words: Sequence[Word]) -> bool:
 
 def _deny_starts(values: Sequence[str]) -> list[int]:
     """Start index of every see-through stage: assignments and any wrapper, leniently."""
+    if values and basename(values[0]) not in WRAPPERS and not ASSIGNMENT.match(values[0]):
+        return [0]  # the common case: a plain program, nothing to see through
     starts, k = [0], 0
     for _ in range(len(values)):
         j = k
