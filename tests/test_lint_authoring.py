@@ -45,7 +45,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("rule", "code", "message", "hint"), CASES, ids=[f"{c[1]}-{i}" for i, c in enumerate(CASES)])
+@pytest.mark.parametrize(
+    ("rule", "code", "message", "hint"), CASES, ids=[f"{c[1]}-{i}" for i, c in enumerate(CASES)]
+)
 def test_authoring_trap_is_located_with_a_hint(
     tmp_path: Path, rule: str, code: str, message: str, hint: str
 ) -> None:
