@@ -96,7 +96,7 @@ def decide_fast(
     else:
         decided = engine._default_decision()
     if decided.decision == "ask" and engine.mode in ("yolo", "non_interactive"):
-        return engine._apply_mode(decided, sticky=False)
+        return engine._apply_mode(decided, sticky=False, spec=spec, args=args)
     return decided
 
 
