@@ -165,3 +165,52 @@ def test_pack_policy_decides_the_same_both_ways(tmp_path: Path) -> None:
         engine, slow = _engines(policy, mode)
         for cmd in cmds[::7]:
             _both(engine, slow, "Bash", {"command": cmd}, {"cwd": str(tmp_path)})
+
+
+def test_chains_of_corpus_commands_decide_the_same_both_ways(tmp_path: Path) -> None:
+    """Several simple commands per call (chains, pipes, redirections into files the path rules
+    judge) through the packs plus path rules: the fast path's combination of units and its file
+    checks must give the general flow's decision."""
+    import random
+
+    from command_corpus import load_corpus
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("x")
+    (tmp_path / "link").symlink_to(Path.home())
+    text = (
+        "version: 1\nprofile: claude-code\ndefault: ask\n"
+        'extends: ["pack:destructive", "pack:read-only", "pack:secrets", "pack:network"]\n'
+        "permissions:\n"
+        '  allow: ["Edit(./src/**)", "Bash(make *)", "Bash(npm test*)"]\n'
+        '  ask: ["Read(./link/**)", "Edit(./docs/**)"]\n'
+        '  deny: ["Edit(./.git/**)", "Read(./secret/**)"]\n'
+    )
+    (tmp_path / "p.yaml").write_text(text)
+    policy = load_policy(str(tmp_path / "p.yaml"))
+    rng = random.Random(5)
+    cmds = [entry.cmd for entry in load_corpus() if "\n" not in entry.cmd]
+    tails = [
+        "",
+        " > src/out.txt",
+        " > docs/x.md",
+        " >> .git/config",
+        " < secret/k",
+        " 2>/dev/null",
+        " | tee src/t",
+    ]
+    calls = []
+    for _ in range(1500):
+        parts = [rng.choice(cmds) + rng.choice(tails) for _ in range(rng.randint(1, 3))]
+        calls.append(rng.choice([" && ", " | ", "; ", " || "]).join(parts))
+    calls += ["make && npm test", "cat src/a.py | wc -l", "ls link/ && cat link/.bashrc", "sed -n p secret/k"]
+    for mode in (None, "yolo"):
+        engine, slow = _engines(policy, mode)
+        taken = 0
+        for cmd in calls:
+            _both(engine, slow, "Bash", {"command": cmd}, {"cwd": str(tmp_path)})
+            taken += (
+                fastpath.decide_fast(engine, "Bash", {"command": cmd}, {"cwd": str(tmp_path)}, None)
+                is not None
+            )
+        assert taken >= len(calls) // 4, f"the fast path took only {taken} of {len(calls)} calls"

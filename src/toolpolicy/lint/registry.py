@@ -190,7 +190,7 @@ CHECKS: dict[str, CheckInfo] = {
         _c(
             ErrorCode.LINT_PROTECTED_ALLOW,
             "allow covers the policy or its hook registration",
-            "an agent that may write the policy file or the settings that register its hook can turn it off; ask or deny those writes",
+            "an agent that may write the policy file or the settings that register its hook (with a writing tool, or a shell command that writes, replaces or deletes it: `cp`, `mv`, `tee`, `rm`, a redirection) can turn it off; ask or deny those writes",
         ),
         _c(
             ErrorCode.LINT_INTERNAL_ERROR,

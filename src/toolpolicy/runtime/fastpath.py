@@ -47,7 +47,7 @@ def decide_fast(
     plan: ToolPlan | None = engine._plans.get(tool)
     if plan is None:
         plan = plan_for(engine.policy, tool, engine.mode)
-    if plan.static_when or plan.any_key is not None:
+    if plan.any_key is not None:
         return None
     total = 0
     for k, v in args.items():
@@ -89,16 +89,14 @@ def decide_fast(
         return None  # a symlink on the way (the lexical path is not denied): the target too, the general way
     if best >= 0:
         decided = engine._decision_of(plan.rules[best])
-    elif (
-        allow_ok
-        and (spec.read_only or (read_only and spec.kind == "generic"))
-        and (arg is None or args.get(arg) is not None or spec.kind == "generic")
+    elif (spec.read_only or (read_only and spec.kind == "generic")) and (
+        allow_ok if arg is not None and args.get(arg) is not None else spec.kind == "generic"
     ):
-        return None  # the read-only hint: the general way words its reason
+        decided = engine.hint_decision(plan.raw)  # the read-only hint (`engine._hint_applies`)
     else:
         decided = engine._default_decision()
     if decided.decision == "ask" and engine.mode in ("yolo", "non_interactive"):
-        return engine._apply_mode(decided, sticky=False)
+        return engine._apply_mode(decided, sticky=False, spec=spec, args=args)
     return decided
 
 
@@ -180,9 +178,17 @@ def _pick(
                 return None
             if other >= 0 and (best < 0 or plan.ranks[other] > plan.ranks[best]):
                 best = other
-        static = plan.static_pick[allow_ok]
+        static = plan.static_plain_pick[allow_ok]
         if static is not None and (best < 0 or plan.ranks[static] > plan.ranks[best]):
             best = static
+        for p in plan.static_when:  # rules with no conditions but a `when` (`WebFetch` if ...)
+            if not allow_ok and plan.rules[p].decision == "allow":
+                continue
+            holds = when.holds(p)
+            if holds is None:
+                return None  # an unevaluable condition: diagnostics and an ask floor, the general way
+            if holds and (best < 0 or plan.ranks[p] > plan.ranks[best]):
+                best = p
         bests[n] = best
     return bests, allow_oks, lex, units
 
@@ -275,7 +281,7 @@ def _path_rule(
     if plan is None:
         plan = plan_for(engine.policy, tool, engine.mode)
     arg = plan.spec.arg
-    if arg is None or plan.spec.kind != "path" or plan.static_when or plan.any_key is not None:
+    if arg is None or plan.spec.kind != "path" or plan.any_key is not None:
         return -2
     args = {arg: target}
     sub_context = {**(context or {}), "cwd": where.cwd}

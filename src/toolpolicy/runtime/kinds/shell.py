@@ -468,6 +468,9 @@ class _Walk:
                 facts.reads.extend(_word_targets(words[i], cut + 1, bases))
         for i, cut in a.writes:
             facts.writes.extend(_word_targets(words[i], cut, bases))
+        for name in a.named_reads:  # `sed '1r FILE'`: a file named inside a program text
+            named = Word(name, name, "$" in name or "`" in name, any(c in name for c in "*?[{"))
+            facts.reads.extend(_word_targets(named, 0, bases))
         strict = name == "tee"  # tee writes like `>` does (and always did here)
         for i, cut in a.operand_writes:
             facts.writes.extend(t if strict else SOFT + t for t in _word_targets(words[i], cut, bases))
