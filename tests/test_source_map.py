@@ -218,3 +218,38 @@ def test_imported_rules_are_located_in_the_file_they_came_from(tmp_path: Path) -
     assert origin.source.name == str(rules) and origin.path[:2] == ("rules", 0)
     assert policy.sources == (str(config),)  # the documents; the rules file is a text beside them
     assert [s.name for s in policy.source_map.sources] == [str(config), str(rules)]
+
+
+def test_the_report_survives_the_hook_cache(policy_dir: Path, tmp_path: Path) -> None:
+    """The hook cache's restricted unpickler accepts the policy, and the report inside it loads
+    through a restricted unpickler of its own when asked for."""
+    from toolpolicy.adapters.cache import load_policy_cached
+
+    env = {"TOOLPOLICY_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+    path = str(policy_dir / "policy.yaml")
+    fresh = load_policy_cached(path, env=env)
+    cached = load_policy_cached(path, env=env)
+    assert cached is not fresh and isinstance(cached._report, bytes)  # from the cache, not built yet
+    assert str(cached.source_map.rule(0)) == str(fresh.source_map.rule(0))
+    assert [str(t.origin) for t in cached.tests] == [str(t.origin) for t in fresh.tests]
+    assert cached.sources == fresh.sources
+
+
+class _Planted:
+    def __init__(self, target: Path) -> None:
+        self.target = target
+
+    def __reduce__(self) -> tuple[object, tuple[Path]]:
+        return (Path.touch, (self.target,))
+
+
+def test_a_planted_report_runs_nothing(policy_dir: Path, tmp_path: Path) -> None:
+    policy = load_policy(policy_dir / "policy.yaml")
+    state = policy.__getstate__()
+    target = tmp_path / "pwned"
+    state["report"] = pickle.dumps(((), (), _Planted(target)))
+    planted = type(policy).__new__(type(policy))
+    planted.__setstate__(state)
+    with pytest.raises(pickle.UnpicklingError):
+        planted.source_map  # noqa: B018 - the access is the test
+    assert not target.exists()

@@ -189,9 +189,7 @@ class CompiledPolicy:
     def _reported(self) -> tuple[tuple[PolicyTestCase, ...], tuple[PolicyError, ...], SourceMap]:
         report = self._report
         if isinstance(report, bytes):
-            import pickle
-
-            report = pickle.loads(report)  # noqa: S301 - our own pickle, inside the one being loaded
+            report = _load_report(report)
             object.__setattr__(self, "_report", report)
         assert not isinstance(report, bytes)  # INVARIANT: unpickled just above
         return report
@@ -253,6 +251,43 @@ class CompiledPolicy:
             if rule.id == rule_id:
                 return rule
         return None
+
+
+# What the report blob may be made of: plain data classes only (see `_load_report`).
+_REPORT_MODULES = frozenset(
+    {
+        "toolpolicy.errors",
+        "toolpolicy.runtime.compiled",
+        "toolpolicy.runtime.source_map",
+        "toolpolicy.source",
+        "toolpolicy.vocabulary",
+        "toolpolicy.vocabulary.enums",
+    }
+)
+
+
+def _load_report(data: bytes) -> tuple[tuple[PolicyTestCase, ...], tuple[PolicyError, ...], SourceMap]:
+    """Unpickle the report blob naming no callable but the classes it is made of.
+
+    The blob travels inside a pickled policy (the hook cache, a Dask task) and is unpickled only
+    here, after the policy itself was loaded: like `adapters.cache`'s loader, any other global (a
+    planted `os.system`) fails the load and runs nothing.
+    """
+    import io
+    import pickle
+
+    class _ReportUnpickler(pickle.Unpickler):
+        def find_class(self, module: str, name: str) -> Any:
+            if module in _REPORT_MODULES:
+                found = super().find_class(module, name)
+                if isinstance(found, type):
+                    return found
+            raise pickle.UnpicklingError(f"{module}.{name} is not part of a compiled policy's report")
+
+    report = _ReportUnpickler(io.BytesIO(data)).load()
+    if not (isinstance(report, tuple) and len(report) == 3):
+        raise pickle.UnpicklingError("a compiled policy's report is (tests, warnings, source map)")
+    return report  # type: ignore[no-any-return]
 
 
 def _no_report() -> tuple[tuple[PolicyTestCase, ...], tuple[PolicyError, ...], SourceMap]:

@@ -694,10 +694,19 @@ def _rule_floor(verdict: RuleVerdict, call: PreparedCall) -> Decision | None:
         )
     if call.oversize:
         return Decision("ask", "arguments over the size cap are never allowed automatically", "default")
-    if call.kind == "shell" and call.primary is not None and any(u.opaque for u in call.primary.units):
-        return Decision(
-            "ask", "the shell command could not be fully analysed: never allowed automatically", "default"
-        )
+    if call.kind == "shell" and call.primary is not None:
+        units = call.primary.units
+        if any(u.opaque for u in units):
+            return Decision(
+                "ask", "the shell command could not be fully analysed: never allowed automatically", "default"
+            )
+        results = verdict.units
+        if any(u.fed and (i >= len(results) or results[i][0] != "allow") for i, u in enumerate(units)):
+            return Decision(
+                "ask",
+                "a shell or interpreter runs code another command prints: only an exact allow rule allows it",
+                "default",
+            )
     return None
 
 

@@ -152,8 +152,8 @@ def _pick(
                 if whole == -2:
                     return None
             for n, unit in enumerate(units):
-                if unit.opaque:  # type: ignore[union-attr]
-                    return None  # never allowed, whatever the mode: the general way sets the floor
+                if unit.opaque or unit.fed:  # type: ignore[union-attr]
+                    return None  # an ask floor no mode or default lifts: the general way sets it
                 allow_ok = bool(unit.allow_texts)  # type: ignore[union-attr]
                 best = whole
                 if pset is not None:

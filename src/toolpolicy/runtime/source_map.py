@@ -6,8 +6,9 @@ on rules reads it: `policy check`'s lint, `policy test --coverage`. The decide p
 it (a `Decision` shows the rule's precomputed `location` text).
 
 A policy may have 100,000 rules, so their origins are kept as two columns, an int array (document,
-start, end) and one text of JSON paths, and an `Origin` is built when one is asked for: loading a
-cached policy creates no object per rule. Hook groups and tests are few; they carry their `Origin`
+source, start, end) and one text of JSON paths, and an `Origin` is built when one is asked for:
+loading a cached policy creates no object per rule. It pickles as plain values (the sources, bytes,
+a string) and its own class, nothing else: what the restricted unpicklers accept. Hook groups and tests are few; they carry their `Origin`
 themselves (`HookGroup.origin`, `PolicyTestCase.origin`).
 """
 
@@ -91,14 +92,14 @@ class SourceMap:
     def rules(self) -> list[Origin]:
         return [self.rule(i) for i in range(len(self))]
 
-    def __reduce__(self) -> tuple[object, tuple[tuple[Source, ...], int, array[int], str]]:
-        return (_restore, (self.sources, self.documents, self._spans, self._paths))
+    def __getstate__(self) -> tuple[tuple[Source, ...], int, bytes, str]:
+        return (self.sources, self.documents, self._spans.tobytes(), self._paths)
+
+    def __setstate__(self, state: tuple[tuple[Source, ...], int, bytes, str]) -> None:
+        sources, documents, spans, paths = state
+        column: array[int] = array("q")
+        column.frombytes(spans)
+        self._init(sources, documents, column, paths)
 
     def __repr__(self) -> str:
         return f"SourceMap(sources={[s.name for s in self.sources]!r}, rules={len(self)})"
-
-
-def _restore(sources: tuple[Source, ...], documents: int, spans: array[int], paths: str) -> SourceMap:
-    found = SourceMap.__new__(SourceMap)
-    found._init(sources, documents, spans, paths)
-    return found

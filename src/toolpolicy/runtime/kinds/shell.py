@@ -392,16 +392,43 @@ class _Walk:
         commands = parse_script(text, depth)
         units: list[Unit] = []
         stdin = False
-        for cmd in commands:
+        consumers: list[int] = []  # commands that run the code reaching their standard input
+        for i, cmd in enumerate(commands):
             more, stdin_code = self.command(cmd, depth, taint, bases)
             units.extend(more)
             stdin = stdin or stdin_code
+            if not cmd.stdin and not cmd.reads and (stdin_code or self.interprets_stdin(cmd)):
+                consumers.append(i)
             if cmd.words and cmd.words[0].value in _DIR_CHANGERS:
                 bases = _change_dir(bases, cmd.words)
         if stdin:
             for script, tainted in _piped_scripts(commands, self).items():
                 units.extend(self.script(script, depth + 1, taint=taint or tainted, bases=bases))
+        if consumers and any(_prints_unknown(c) for i, c in enumerate(commands) if i not in consumers):
+            # `curl ... | sh`, `cat f | python3`, `jq ... | xargs sh -c '{}'`: the code is another
+            # command's output, known only when it runs: one unit per consumer that only an exact
+            # rule allows (`Bash(sh)`); without one, no mode or default does (engine: `_rule_floor`)
+            for i in consumers:
+                values = [w.value for w in commands[i].words]
+                consumer = _canonical(values[_allow_start(values) :]) if not taint else ""
+                units.append(
+                    Unit(
+                        allow_texts=(consumer,) if consumer else (),
+                        deny_texts=(text,),
+                        exec_capable=True,
+                        notes=(_FED_NOTE,),
+                        fed=True,
+                    )
+                )
         return units
+
+    def interprets_stdin(self, cmd: Command) -> bool:
+        """An interpreter given no script (`python3`, `node -`): it runs what reaches its stdin."""
+        values = [w.value for w in cmd.words]
+        if not values:
+            return False
+        k0 = _allow_start(values)
+        return _reads_code_from_stdin(values[k0:], self.table)
 
     def command(
         self, cmd: Command, depth: int, taint: bool, bases: tuple[str, ...]
@@ -550,6 +577,20 @@ class _Walk:
         if replaced:
             return [_merge(u, unit) for u in replaced] + inner
         return [unit, *inner]
+
+
+_FED_NOTE = "a shell or interpreter runs code another command prints (known only when it runs)"
+_LITERAL_PRINTERS = frozenset({"echo", "printf", "true", ":"})
+
+
+def _prints_unknown(cmd: Command) -> bool:
+    """Could the command's output be anything (not only literal text this walk has read)?"""
+    if not cmd.words:
+        return False
+    name = basename(cmd.words[0].value)
+    if name in _LITERAL_PRINTERS:
+        return False  # their texts are analysed as scripts (`_piped_scripts`)
+    return not (name == "cat" and len(cmd.words) == 1 and cmd.stdin)  # `cat <<EOF | sh`
 
 
 def _reads_code_from_stdin(values: Sequence[str], table: Table) -> bool:
