@@ -19,7 +19,8 @@ peak memory), over the whole set unless said otherwise:
 5. the full replay's peak memory over 10% and 100% of the set (flat = streaming);
 6. `--engine dask` (`run_dask`) on a LocalCluster started beforehand (its start is timed apart)
    with 1 and then `--workers` worker processes: wall time and speed-up, the counts checked equal
-   to step 4's.
+   to step 4's, each worker's CPU time, and as yardstick the cores that `--workers` busy-loop
+   processes get on this machine just before and after (other jobs share it).
 
 "Per core" numbers are calls / CPU seconds of the process (the machine is shared: wall time
 lies); wall-clock rates are shown beside them with the load average. Everything is bounded by the
@@ -174,7 +175,7 @@ def step_replay(paths: list[str]) -> dict[str, Any]:
 def step_dask(paths: list[str], workers: int) -> dict[str, Any]:
     import logging
 
-    from distributed import LocalCluster
+    from distributed import Client, LocalCluster
 
     from toolpolicy.replay.dask_engine import run_dask
     from toolpolicy.replay.plan import make_plan
@@ -193,23 +194,46 @@ def step_dask(paths: list[str], workers: int) -> dict[str, Any]:
         silence_logs=logging.ERROR,
     ) as cluster:
         up = time.perf_counter() - started
-        wall = time.perf_counter()
-        summary = run_dask(
-            plan.partitions,
-            policy,
-            None,
-            ReplayOptions(),
-            scheduler=cluster.scheduler_address,
-            workers=workers,
-        )
-        elapsed = time.perf_counter() - wall
+        with Client(cluster, set_as_default=False) as client:  # to read the workers' CPU clocks
+            before = client.run(time.process_time)
+            wall = time.perf_counter()
+            summary = run_dask(
+                plan.partitions,
+                policy,
+                None,
+                ReplayOptions(),
+                scheduler=cluster.scheduler_address,
+                workers=workers,
+            )
+            elapsed = time.perf_counter() - wall
+            after = client.run(time.process_time)
     return {
         "calls": summary.calls,
         "wall": elapsed,
+        "worker_cpu": sum(after[w] - before.get(w, 0.0) for w in after),
+        "per_worker_cpu": sorted(round(after[w] - before.get(w, 0.0), 1) for w in after),
         "cluster_start": up,
         "partitions": len(plan.partitions),
         "decisions": summary.decisions,
     }
+
+
+def step_spin(seconds: float) -> dict[str, Any]:
+    """A busy loop: the CPU share one process gets right now (the yardstick of the speed-up)."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    while time.perf_counter() - wall < seconds:
+        pass
+    return {"share": (time.process_time() - cpu) / (time.perf_counter() - wall)}
+
+
+def cores_free(processes: int, seconds: float = 2.0) -> float:
+    """How many cores `processes` busy processes get together now (2.0 on an idle 2-core machine)."""
+    argv = [sys.executable, __file__, "--step", "spin", "--paths", os.devnull]
+    procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, text=True) for _ in range(processes)]
+    shares = [
+        json.loads(p.communicate(timeout=seconds + 60)[0].strip().splitlines()[-1])["share"] for p in procs
+    ]
+    return sum(shares)
 
 
 def _files(paths: list[str]) -> list[str]:
@@ -282,8 +306,9 @@ def main() -> int:
     args = ap.parse_args()
 
     if args.step:  # inside a fresh process: one step, its result as the last line of stdout
-        paths = json.loads(Path(args.paths).read_text())
+        paths = [] if args.step == "spin" else json.loads(Path(args.paths).read_text())
         steps = {
+            "spin": lambda: step_spin(2.0),
             "readers": lambda: step_readers(paths),
             "overhead": lambda: step_overhead(paths),
             "decide": lambda: step_decide(paths, args.decide_calls),
@@ -352,20 +377,29 @@ def main() -> int:
         )
         if not args.skip_dask:
             part = subset(root, args.dask_calls) if args.dask_calls else everything
+            free_before = cores_free(args.workers)
             one = run_step("dask", part, "--workers", "1")
             many = run_step("dask", part, "--workers", str(args.workers))
+            free_after = cores_free(args.workers)
             if args.dask_calls == 0 and not one["calls"] == many["calls"] == f["calls"]:
                 raise SystemExit(f"dask counts differ: {one['calls']} / {many['calls']} / {f['calls']}")
             if one["decisions"] != many["decisions"]:
                 raise SystemExit(f"dask decisions differ: {one['decisions']} / {many['decisions']}")
             print(
                 f"6. dask, 1 worker:        {_rate(one['calls'], one['wall'])} calls/s wall"
-                f" ({one['wall']:.1f} s; cluster start {one['cluster_start']:.1f} s apart), {_load()}"
+                f" ({one['wall']:.1f} s; cluster start {one['cluster_start']:.1f} s apart;"
+                f" {one['calls'] / one['worker_cpu']:,.0f} calls per worker CPU-second), {_load()}"
             )
             print(
                 f"   dask, {args.workers} workers:       {_rate(many['calls'], many['wall'])} calls/s wall"
-                f" ({many['wall']:.1f} s, {many['partitions']} partitions): speed-up x{one['wall'] / many['wall']:.2f},"
-                f" {_load()}"
+                f" ({many['wall']:.1f} s, {many['partitions']} partitions; {many['calls'] / many['worker_cpu']:,.0f} calls"
+                f" per worker CPU-second, CPU s by worker {' + '.join(map(str, many['per_worker_cpu']))},"
+                f" {many['worker_cpu'] / many['wall']:.2f} cores busy):"
+                f" speed-up x{one['wall'] / many['wall']:.2f}, {_load()}"
+            )
+            print(
+                f"   yardstick: {args.workers} busy-loop processes got {free_before:.2f} cores together before"
+                f" the Dask runs and {free_after:.2f} after (the most a speed-up can be on this machine now)"
             )
     finally:
         if not args.keep and not args.dir:
