@@ -67,7 +67,7 @@ def main() -> None:
         path = Path(d) / "p1000.yaml"
         write_policy(workload.make_policy(1000), path)
         engine = tp.Engine(tp.load_policy(str(path)), hooks=False)
-    parser = shell_parse._PARSER
+    parser = shell_parse.parser()
     sets = {"agent commands": commands(), "labelled corpus": _corpus()}
     print("| commands | n | parse µs | walk µs | decide µs | decide / walk | decisions/s |")
     print("|---|---|---|---|---|---|---|")

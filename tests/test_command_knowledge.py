@@ -147,3 +147,30 @@ def test_schema_errors_are_located(tmp_path: Path, body: str, where: str, text: 
     message = info.value.render()  # type: ignore[attr-defined]
     assert f"{p}{where}" in message, message
     assert "^" in message and text in message, message
+
+
+@pytest.mark.parametrize(
+    ("command", "decision", "why"),
+    [
+        ("uniq -d ids.txt", "allow", "one operand: uniq reads it and prints"),
+        ("uniq -d ids.txt dupes.txt", "ask", "the second operand is uniq's output file (role output)"),
+        ("xxd firmware.bin", "allow", "one operand: read"),
+        ("xxd firmware.bin out.hex", "ask", "xxd writes its output to the second operand"),
+        ("sed '1r header.txt' body.txt", "allow", "sed `r` reads header.txt: no path rule objects"),
+        ("sed '1r ~/.ssh/id_rsa' body.txt", "deny", "sed `r` reads a file the Read rules deny"),
+        ("sed '$R ~/.ssh/id_rsa' body.txt", "deny", "`R` reads a line of it"),
+        ("awk -f prog.awk data.csv", "ask", "the awk program comes from a file: exec-capable"),
+        ("gawk -i inplace '{print}' f.txt", "ask", "`-i inplace` loads code that edits the files"),
+        ("awk '{print $1}' f.txt", "allow", "an awk program that only prints"),
+    ],
+)
+def test_output_operands_and_named_reads(tmp_path: Path, command: str, decision: str, why: str) -> None:
+    path = _policy(
+        tmp_path,
+        'permissions:\n  allow: ["Bash(uniq *)", "Bash(xxd *)", "Bash(sed *)", "Bash(awk *)", "Bash(gawk *)"]\n'
+        '  deny: ["Read(~/.ssh/**)"]\n',
+    )
+    got = Engine(load_policy(path), hooks=False).decide(
+        "Bash", {"command": command}, context={"cwd": str(tmp_path)}
+    )
+    assert got.decision == decision, why

@@ -143,3 +143,74 @@ def test_workload_shapes_decide_the_same_both_ways(tmp_path: Path) -> None:
             taken += fastpath.decide_fast(engine, tool, args, {"cwd": cwd}, None) is not None
         # the mix is adversarial (chains, redirections, symlinks, non-ASCII): a third is plenty
         assert taken >= len(calls) // 3, f"the fast path took only {taken} of {len(calls)} calls"
+
+
+def test_pack_policy_decides_the_same_both_ways(tmp_path: Path) -> None:
+    """The four bundled packs have rules with `when` beside rules without: the fast path takes a
+    call only when no rule with a `when` matched it, and must agree with the general flow."""
+    from command_corpus import load_corpus
+    from pack_scoring import packs_policy
+
+    policy = packs_policy()
+    cmds = list(dict.fromkeys(entry.cmd for entry in load_corpus()))
+    engine, slow = _engines(policy, None)
+    taken = 0
+    for cmd in cmds:
+        _both(engine, slow, "Bash", {"command": cmd}, {"cwd": str(tmp_path)})
+        taken += (
+            fastpath.decide_fast(engine, "Bash", {"command": cmd}, {"cwd": str(tmp_path)}, None) is not None
+        )
+    assert taken >= len(cmds) // 3, f"the fast path took only {taken} of {len(cmds)} calls"
+    for mode in ("yolo", "non_interactive", "auto_edit"):
+        engine, slow = _engines(policy, mode)
+        for cmd in cmds[::7]:
+            _both(engine, slow, "Bash", {"command": cmd}, {"cwd": str(tmp_path)})
+
+
+def test_chains_of_corpus_commands_decide_the_same_both_ways(tmp_path: Path) -> None:
+    """Several simple commands per call (chains, pipes, redirections into files the path rules
+    judge) through the packs plus path rules: the fast path's combination of units and its file
+    checks must give the general flow's decision."""
+    import random
+
+    from command_corpus import load_corpus
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("x")
+    (tmp_path / "link").symlink_to(Path.home())
+    text = (
+        "version: 1\nprofile: claude-code\ndefault: ask\n"
+        'extends: ["pack:destructive", "pack:read-only", "pack:secrets", "pack:network"]\n'
+        "permissions:\n"
+        '  allow: ["Edit(./src/**)", "Bash(make *)", "Bash(npm test*)"]\n'
+        '  ask: ["Read(./link/**)", "Edit(./docs/**)"]\n'
+        '  deny: ["Edit(./.git/**)", "Read(./secret/**)"]\n'
+    )
+    (tmp_path / "p.yaml").write_text(text)
+    policy = load_policy(str(tmp_path / "p.yaml"))
+    rng = random.Random(5)
+    cmds = [entry.cmd for entry in load_corpus() if "\n" not in entry.cmd]
+    tails = [
+        "",
+        " > src/out.txt",
+        " > docs/x.md",
+        " >> .git/config",
+        " < secret/k",
+        " 2>/dev/null",
+        " | tee src/t",
+    ]
+    calls = []
+    for _ in range(1500):
+        parts = [rng.choice(cmds) + rng.choice(tails) for _ in range(rng.randint(1, 3))]
+        calls.append(rng.choice([" && ", " | ", "; ", " || "]).join(parts))
+    calls += ["make && npm test", "cat src/a.py | wc -l", "ls link/ && cat link/.bashrc", "sed -n p secret/k"]
+    for mode in (None, "yolo"):
+        engine, slow = _engines(policy, mode)
+        taken = 0
+        for cmd in calls:
+            _both(engine, slow, "Bash", {"command": cmd}, {"cwd": str(tmp_path)})
+            taken += (
+                fastpath.decide_fast(engine, "Bash", {"command": cmd}, {"cwd": str(tmp_path)}, None)
+                is not None
+            )
+        assert taken >= len(calls) // 4, f"the fast path took only {taken} of {len(calls)} calls"

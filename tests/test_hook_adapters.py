@@ -687,6 +687,55 @@ def test_cache_ignores_corrupt_foreign_and_unsafe_entries(policies, tmp_path) ->
     assert policy_cache._read_entry(str(entry)) is None
 
 
+class _Planted:
+    """A pickle payload that would create a file when unpickled by a plain `pickle.loads`."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        import os
+
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_planted_cache_entry_cannot_run_code(policies, tmp_path) -> None:
+    import pickle
+
+    env = {"TOOLPOLICY_CACHE_DIR": str(tmp_path / "c"), "HOME": str(tmp_path)}
+    path = str(policies["claude-code"])
+    expected = policy_cache.load_policy_cached(path, env=env).digest
+    entry = Path(policy_cache._entry_path(str(tmp_path / "c"), path, None, env))
+    good = entry.read_bytes()
+    header = good[: good.index(b"\n", len(policy_cache.MAGIC)) + 1]  # the real header: sources unchanged
+    marker = tmp_path / "pwned"
+    entry.write_bytes(header + pickle.dumps(_Planted(marker)))
+    entry.chmod(0o600)
+    assert policy_cache._read_entry(str(entry)) is None  # refused: a cache miss
+    assert policy_cache.load_policy_cached(path, env=env).digest == expected  # compiled from source
+    assert not marker.exists()
+
+
+def test_rich_policies_load_back_through_the_restricted_unpickler(tmp_path) -> None:
+    """Hooks, tests, `when` trees, command knowledge, packs, enums, spans: a compiled policy's own
+    classes all pass the cache's unpickler (a refused class would silently cost every hook a compile)."""
+    repo = Path(__file__).resolve().parents[1]
+    env = {"TOOLPOLICY_CACHE_DIR": str(tmp_path / "c"), "HOME": str(tmp_path)}
+    rich = tmp_path / "rich.yaml"
+    rich.write_text(
+        "version: 1\nprofile: claude-code\ndefault: ask\n"
+        'extends: ["pack:destructive", "pack:read-only", "pack:secrets", "pack:network"]\n'
+        "commands:\n  mytool: {options: {-o: write}, operands: [read...]}\n"
+        "rules:\n  - {decision: deny, match: Write, when: 'args.file_path.endsWith(\".env\")'}\n"
+    )
+    for path in (str(repo / "examples" / "claude-team.yaml"), str(rich)):
+        first = policy_cache.load_policy_cached(path, env=env)
+        entry = policy_cache._entry_path(str(tmp_path / "c"), path, None, env)
+        cached = policy_cache._read_entry(entry)
+        assert cached is not None, path
+        assert cached.digest == first.digest and cached.rules == first.rules
+
+
 def test_cache_dir_must_be_private(tmp_path) -> None:
     shared = tmp_path / "shared"
     shared.mkdir()

@@ -134,4 +134,6 @@ def test_invalid(text: str) -> None:
 def test_default_modes(mode: str, default: str) -> None:
     doc = _import(f"[permissions]\ndefault_mode = '{mode}'\n").document
     assert doc["default"] == default
-    assert ("rules" in doc) == (mode == "accept_edits")
+    ids = [r.get("id") for r in doc.get("rules", [])]
+    assert ("accept-edits" in ids) == (mode == "accept_edits")
+    assert ("protected-paths" in ids) == (mode in ("allow", "accept_edits"))  # auto-approving modes

@@ -40,10 +40,14 @@ CASES = [
     ('deny: ["Bash(npm publish)"]', "lint_exact_restriction", "npm publish --flag", "Bash(npm publish *)"),
     ('deny: ["Read(C:\\\\Users\\\\me\\\\**)"]', "lint_windows_path", "Windows path", "//c/Users"),
     ('allow: ["Edit(./**)"]', "lint_protected_allow", ".claude/settings.json", "Edit(.claude/settings.json)"),
+    ('allow: ["Bash(cp *)"]', "lint_protected_allow", "`cp /dev/null ", "Edit(.claude/settings.json)"),
+    ('allow: ["Bash(rm *)"]', "lint_protected_allow", "`rm ", "Edit(.claude/settings.json)"),
 ]
 
 
-@pytest.mark.parametrize(("rule", "code", "message", "hint"), CASES, ids=[c[1] for c in CASES])
+@pytest.mark.parametrize(
+    ("rule", "code", "message", "hint"), CASES, ids=[f"{c[1]}-{i}" for i, c in enumerate(CASES)]
+)
 def test_authoring_trap_is_located_with_a_hint(
     tmp_path: Path, rule: str, code: str, message: str, hint: str
 ) -> None:

@@ -5,7 +5,8 @@ A case file is YAML: `topic`, optional `kind` (`decision` (default), `model_repl
 `policy_text`), `call` (`tool`, `args`, optional `context`, `read_only`), `want` (the safe
 decision, or a list of acceptable ones) and optional `mode`, `setup`, `hooks` (run hooks for
 real), `env` (variables set in this process while deciding), `absent` (files that must not exist
-afterwards: a hook must not have run injected code), `want_rule`, `max_seconds`,
+afterwards: a hook must not have run injected code), `want_in` (a mapping mode -> the decision(s)
+wanted when the case is replayed in that mode, by both evaluators), `want_rule`, `max_seconds`,
 `internal_error_ok` and `engines` (default both; `[indexed]` only for inputs far beyond what the
 reference interpreter, a test oracle, is built for).
 

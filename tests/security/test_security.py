@@ -109,8 +109,16 @@ _MODE_CASES = [(t, c) for t, c in DECISION_CASES if not c.get("hooks") and not c
 
 
 @pytest.mark.parametrize("case", _params(_MODE_CASES))
-def test_modes_never_loosen_what_they_must_not(case: dict[str, Any], tmp_path: Path) -> None:
+def test_modes_never_loosen_what_they_must_not(
+    case: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in case.get("env", {}).items():
+        monkeypatch.setenv(name, value)
     prepared = Prepared(case, tmp_path)
+    for mode, want in case.get("want_in", {}).items():  # a case's own answer in a given mode
+        for reference in (False, True):
+            d = prepared.decide(mode=mode, reference=reference)
+            assert d.decision in ((want,) if isinstance(want, str) else tuple(want)), (mode, reference, d)
     base = prepared.decide(mode="default").decision
     yolo = prepared.decide(mode="yolo").decision
     strict = prepared.decide(mode="non_interactive").decision

@@ -9,13 +9,15 @@ its `extends` chain) with mtime, size and SHA-256: a hit needs all of them uncha
 Safety: the cache directory (`$TOOLPOLICY_CACHE_DIR`, else `$XDG_CACHE_HOME/toolpolicy`, else
 `~/.cache/toolpolicy`) is created 0700 and used only if it is a real directory owned by the user
 and writable by nobody else; an entry is read only if it is a regular file owned by the user with
-mode 0600. Entries are written to a temporary file and renamed into place (atomic). Anything odd
+mode 0600, and unpickled with only the classes a compiled policy is made of (a planted entry cannot
+run code in the hook). Entries are written to a temporary file and renamed into place (atomic). Anything odd
 (a corrupt, foreign, truncated or stale entry; an unreadable directory) is ignored: the policy is
 compiled from source and the entry rewritten. `TOOLPOLICY_NO_CACHE=1` turns the cache off.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import pickle
@@ -140,12 +142,43 @@ def _read_entry(entry: str) -> Any:
         meta = json.loads(blob[len(MAGIC) : header_end])
         if not isinstance(meta, dict) or not _sources_unchanged(meta.get("sources")):
             return None
-        policy = pickle.loads(blob[header_end + 1 :])
+        policy = _PolicyUnpickler(io.BytesIO(blob[header_end + 1 :])).load()
     except Exception:  # NOTE: a bad entry is a cache miss, never an error
         return None
     from ..runtime.compiled import CompiledPolicy
 
     return policy if isinstance(policy, CompiledPolicy) else None
+
+
+# The modules whose classes a compiled policy is made of: plain data (records, AST nodes, enums).
+_DATA_MODULES = frozenset(
+    {
+        "toolpolicy.runtime.compiled",
+        "toolpolicy.runtime.kinds.shell_knowledge",
+        "toolpolicy.runtime.hooks.types",
+        "toolpolicy.source",
+        "toolpolicy.vocabulary",
+        "toolpolicy.vocabulary.enums",
+    }
+)
+
+
+class _PolicyUnpickler(pickle.Unpickler):
+    """Unpickles only the classes a compiled policy is made of.
+
+    The cache directory belongs to the user the agent runs as, so a process of the agent's could
+    plant an entry (the directory is a protected path: a tool or shell write to it asks). A plain
+    `pickle.loads` would run whatever callable such an entry names (`os.system`, ...) inside the
+    hook; here any global other than a class of toolpolicy's data modules or its `ast` package
+    fails the load, which is a cache miss: the policy is compiled from source.
+    """
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module in _DATA_MODULES or module.startswith("toolpolicy.ast."):
+            found = super().find_class(module, name)
+            if isinstance(found, type):
+                return found
+        raise pickle.UnpicklingError(f"{module}.{name} is not part of a compiled policy")
 
 
 def _read_private(entry: str) -> bytes | None:

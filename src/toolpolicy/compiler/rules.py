@@ -166,11 +166,24 @@ def _call_form_shapes(
             key, value = m.group(1), m.group(2)
             plain = _plain_cond(key, value, spec_node.span.start + len(key) + 1, res)
             shapes.append(RuleShape(names, globs, texts, (plain._replace(kind="generic"),)))
+            # ... and so does a declared tool of another kind that takes that argument
+            # (`Bas*(run_in_background:true)` is a rule on Bash's argument, as `Bash(...)` would be)
+            takers = _declared_param_takers(globs[0], spec_text, res)
+            if takers:
+                shapes.append(RuleShape(takers, (), (), (plain,)))
         return shapes
     shapes = []
-    for name in names:  # covered tools may differ in kind and primary argument
+    named = res.spec(names[0]) or ToolSpec(names[0])
+    named_param = _PARAM.match(spec_text) if param_reading(named, spec_text) == "param" else None
+    for i, name in enumerate(names):  # covered tools may differ in kind and primary argument
         tspec = res.spec(name) or ToolSpec(name)
-        cond = _spec_cond(tspec, spec_text, spec_node.span.start, decision, res)
+        if i and named_param is not None and named_param.group(1) != named.arg:
+            # `Edit(old_string:*x*)` is a rule on `old_string` for every tool it covers, never a
+            # pattern on their paths; one that lacks the argument is simply not matched
+            key, value = named_param.group(1), named_param.group(2)
+            cond = _plain_cond(key, value, spec_node.span.start + len(key) + 1, res)
+        else:
+            cond = _spec_cond(tspec, spec_text, spec_node.span.start, decision, res, warn=not i)
         shapes.append(RuleShape((name,), (), (), (cond,)))
         level = res.reader_level(name)
         if decision != "allow" and level and tspec.kind == "path" and cond.key is None:
@@ -272,10 +285,26 @@ def param_reading(tspec: ToolSpec, spec: str) -> str:
     return "primary"
 
 
-def _spec_cond(tspec: ToolSpec, spec: str, offset: int, decision: str, res: Resolver) -> Cond:
+def _spec_cond(
+    tspec: ToolSpec, spec: str, offset: int, decision: str, res: Resolver, *, warn: bool = True
+) -> Cond:
     m = _PARAM.match(spec)
     reading = param_reading(tspec, spec)
-    if m and reading == "shell" and m.group(1) in tspec.args:
+    if not warn:  # a tool covered by the named one: findings are about the named tool only
+        pass
+    elif m and reading == "param" and not _takes(tspec, m.group(1)) and tspec.args:
+        key = m.group(1)
+        res.warnings.append(
+            ExprError(
+                f"`{tspec.name}` has no argument `{key}`: `{tspec.name}({spec})` never matches",
+                offset,
+                offset + len(key),
+                code="policy_param_unknown",
+                help=f"its arguments are {', '.join(f'`{a}`' for a in tspec.args)}; "
+                f"declare `{key}` under `tools: {{{tspec.name}: {{args: [...]}}}}` if the tool takes it",
+            )
+        )
+    elif m and reading == "shell" and m.group(1) in tspec.args:
         key = m.group(1)
         res.warnings.append(
             ExprError(
@@ -314,7 +343,7 @@ def _spec_cond(tspec: ToolSpec, spec: str, offset: int, decision: str, res: Reso
             )
         )
         spec, offset = value, offset + len(key) + 1
-    if tspec.arg is None and tspec.kind == "generic" and decision == "allow":
+    if warn and tspec.arg is None and tspec.kind == "generic" and decision == "allow":
         res.warnings.append(
             ExprError(
                 f"tool `{tspec.name}` has no known primary argument: this allow never matches",
@@ -329,6 +358,26 @@ def _spec_cond(tspec: ToolSpec, spec: str, offset: int, decision: str, res: Reso
 
 
 KINDS = ("shell", "path", "url", "generic")
+
+
+def _takes(tspec: ToolSpec, key: str) -> bool:
+    """Whether the tool is declared to take argument `key` (by name or as an alias)."""
+    return key in tspec.args or key == tspec.arg or any(key in pair for pair in tspec.aliases)
+
+
+def _declared_param_takers(tool_glob: str, spec: str, res: Resolver) -> tuple[str, ...]:
+    """Declared tools of a non-generic kind, matched by `tool_glob`, that read `spec` as a
+    parameter rule (they take the argument): a tool glob must not lose them."""
+    import re2
+
+    matcher = re2.compile(tool_glob)
+    return tuple(
+        res.canonical(name)
+        for name, tspec in res.tools.items()
+        if tspec.kind != "generic"
+        and matcher.fullmatch(res.fold_name(name))
+        and param_reading(tspec, spec) == "param"
+    )
 
 
 def _kind_cond(kind: str, spec: str, offset: int, decision: str, res: Resolver) -> Cond:

@@ -11,15 +11,16 @@ call it misses and suggests the form that covers it:
   `npm publish --tag x`;
 * `lint_windows_path`: `C:\\...` or backslashes in a path pattern;
 * `lint_deny_unreachable`: a higher-priority allow takes every call the deny would deny;
-* `lint_protected_allow`: an allow lets the agent write the policy file or the files that
-  register the hook enforcing it (`.claude/settings.json`, `.git/hooks/`...), checked with the
-  real engine.
+* `lint_protected_allow`: an allow lets the agent write (or, by a shell command, replace or
+  delete) the policy file or the files that register the hook enforcing it
+  (`.claude/settings.json`, `.git/hooks/`...), checked with the real engine.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 
 from ..policies.protected import HOOK_REGISTRATIONS
 from ..runtime.compiled import CompiledRule
@@ -54,6 +55,7 @@ _SYSTEM_DIRS = frozenset(
 )
 _CLUSTER = re.compile(r"^-[A-Za-z]{2,}$")
 _WINDOWS = re.compile(r"^[A-Za-z]:[\\/]|\\")
+_PARAM = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*:", re.S)
 
 
 def check_authoring(ctx: LintContext) -> None:
@@ -113,7 +115,7 @@ def _call_form(ctx: LintContext, rule: CompiledRule, spec: str, kinds: set[str])
                 f"{label(rule)}: `{spec}` names the flags as one cluster `{clusters[0]}`, so "
                 f"`{words[0]} {flags} ...` and long options are not covered",
                 loc,
-                help=f"deny the command itself (`{rule.tools[0] if rule.tools else 'Bash'}({words[0]} *)`) or add a rule per spelling",
+                help=f"deny the command itself (`{_tool_text(rule)}({words[0]} *)`) or add a rule per spelling",
             )
         if (
             rule.decision != "allow"
@@ -121,13 +123,20 @@ def _call_form(ctx: LintContext, rule: CompiledRule, spec: str, kinds: set[str])
             and "*" not in spec
             and len(words) >= 1
             and not spec.endswith(":*")
+            and not (rule.tool_glob_texts and _PARAM.match(spec))  # a parameter rule under a tool glob
         ):
             ctx.add(
                 "lint_exact_restriction",
                 f"{label(rule)}: `{spec}` matches that exact command only, so `{spec} --flag` is not covered",
                 loc,
-                help=f"add `{spec} *` (`{rule.tools[0] if rule.tools else 'Bash'}({spec} *)`) beside it",
+                help=f"add `{spec} *` (`{_tool_text(rule)}({spec} *)`) beside it",
             )
+
+
+def _tool_text(rule: CompiledRule) -> str:
+    if rule.tools:
+        return rule.tools[0]
+    return rule.tool_glob_texts[0] if rule.tool_glob_texts else "Bash"
 
 
 def _colon_path(ctx: LintContext, rule: CompiledRule, key: str, glob: str) -> None:
@@ -166,28 +175,44 @@ def _unreachable_denies(ctx: LintContext) -> None:
                 break
 
 
+# Shell commands that write, replace or delete a file (`{}`: the file): an allow of any of them lets
+# the agent rewrite or remove what enforces the policy as surely as an `Edit` allow does.
+_SHELL_WRITES = ("echo x > {}", "tee {}", "cp /dev/null {}", "mv x {}", "sed -i s/a/b/ {}", "rm {}")
+
+
 def _protected_allows(ctx: LintContext) -> None:
     tool = ctx.policy.write_tool
-    if tool is None:
+    shell = next((n for n, s in sorted(ctx.policy.tools.items()) if s.kind == "shell" and s.arg), None)
+    if tool is None and shell is None:
         return
     engine = ctx.engine()
     root = ctx.policy.base_dir
     if os.path.basename(root) in (".claude", ".codex", ".gemini", ".cursor"):
         root = os.path.dirname(root)
-    arg = ctx.policy.tool_spec(tool).arg or "file_path"
     targets = [os.path.join(root, rel) for rel in HOOK_REGISTRATIONS]
     targets += [os.path.abspath(s) for s in ctx.policy.sources if s and not s.startswith("<")]
-    reported: set[str] = set()
+    calls: list[tuple[str, str, dict[str, str]]] = []  # (target, tool, arguments)
     for target in dict.fromkeys(targets):
-        d = engine.decide(tool, {arg: target, "content": ""}, context={"cwd": root})
+        if tool is not None:
+            calls.append(
+                (target, tool, {ctx.policy.tool_spec(tool).arg or "file_path": target, "content": ""})
+            )
+        if shell is not None:
+            arg = ctx.policy.tool_spec(shell).arg or "command"
+            calls += [(target, shell, {arg: c.format(shlex.quote(target))}) for c in _SHELL_WRITES]
+    reported: set[str] = set()
+    for target, name, args in calls:
+        d = engine.decide(name, args, context={"cwd": root})
         if d.decision != "allow" or d.source != "rule" or d.rule in reported:
             continue
         rule = ctx.policy.rule_by_id(d.rule) if d.rule else None
         reported.add(d.rule or "")
+        how = f"`{next(iter(args.values()))}`" if name == shell else "writing it"
+        fix = f"{tool}({os.path.relpath(target, root)})" if tool else f"{shell}(* {os.path.basename(target)})"
         ctx.add(
             "lint_protected_allow",
-            f"{label(rule) if rule else d.rule}: it allows writing `{target}`, which enforces the policy "
-            "(the policy file or a hook registration): the agent could turn the policy off",
+            f"{label(rule) if rule else d.rule}: it allows {how} (`{target}` enforces the policy: the "
+            "policy file or a hook registration), so the agent could turn the policy off",
             ctx.rule_location(rule) if rule else None,
-            help=f"add an ask or deny rule for it, e.g. `{tool}({os.path.relpath(target, root)})`",
+            help=f"add an ask or deny rule for it, e.g. `{fix}`",
         )

@@ -6,7 +6,7 @@ from .registry import CHECKS
 
 LOAD_CODES = {
     "policy_syntax_error": "the file is not valid YAML, TOML or JSON (duplicate keys included)",
-    "policy_schema_error": "a key is unknown, missing or of the wrong type (with a did-you-mean)",
+    "policy_schema_error": "a key is unknown, missing or of the wrong type (with a did-you-mean); a native policy without `version:` is this error, not another agent's settings",
     "policy_parse_error": "a permission expression, `when` condition, glob, matcher or template does not parse",
     "policy_type_error": "a `when` condition names an unknown field, function or method, or is not a bool",
     "policy_limit_exceeded": "a size or depth limit was exceeded (expression length, nesting, rules, files)",
@@ -21,7 +21,7 @@ LOAD_CODES = {
     "policy_primary_param": "`Tool(arg:value)` names the primary argument (matched as `Tool(value)`)",
     "policy_no_primary_arg": "a call-form allow on a tool with no known primary argument never matches",
     "policy_shell_param": "`Bash(x:*)` is a command prefix (Claude's legacy form), not a rule on Bash's `x` argument",
-    "policy_param_unknown": "`Tool(x:value)` where the tool has no argument `x`: read as a pattern on its primary argument",
+    "policy_param_unknown": "`Tool(x:value)` where the tool is declared without argument `x`: read as a pattern on its primary argument, or never matching on a tool without one",
     "policy_test_failed": "an inline or file policy test got another decision",
     "import_parse_error": "a foreign config (Claude, docker-agent, Gemini, Codex, agent-code) does not parse",
     "import_unsupported": "a foreign construct that cannot be expressed natively (dropped, never guessed)",

@@ -217,7 +217,7 @@ CHECKS: dict[str, CheckInfo] = {
             "lint_protected_allow",
             "warning",
             "allow covers the policy or its hook registration",
-            "an agent that may write the policy file or the settings that register its hook can turn it off; ask or deny those writes",
+            "an agent that may write the policy file or the settings that register its hook (with a writing tool, or a shell command that writes, replaces or deletes it: `cp`, `mv`, `tee`, `rm`, a redirection) can turn it off; ask or deny those writes",
         ),
         _c(
             "lint_internal_error",

@@ -171,6 +171,8 @@ class _Shadowing:
         certain = all(v.certain for v in verdicts)
         if not any(v.matches for v in verdicts):
             return  # never reached (or undecidable): the never-match checks speak for that
+        if any(r.id == rule.id for v in verdicts for r in (*v.deciders.values(), *v.others.values())):
+            return  # decided by another shape of the same expression (one per tool kind): not a finding
         if rule.decision == "allow" and all(v.overridden for v in verdicts):
             names = _names({i: r for v in verdicts for i, r in v.deciders.items()})
             self._report(

@@ -149,6 +149,16 @@ def _describe(err: Any, path: tuple[Any, ...], located: LocatedDoc) -> tuple[str
     if kind == "extra_forbidden":
         key = str(path[-1])
         return f"unknown key `{key}`", did_you_mean(key, _allowed_keys(path, located)), True
+    if kind == "missing" and path == ("version",):
+        spelling = {"json": '"version": 1', "toml": "version = 1"}.get(
+            syntax_of(located.source.name), "version: 1"
+        )
+        return (
+            "missing required key `version`",
+            f"a toolpolicy policy starts with `{spelling}` (SPEC 1); without it the file is not "
+            "recognised as one and may be read as another agent's settings",
+            False,
+        )
     if kind == "missing":
         return f"missing required key `{path[-1]}`", None, False
     if kind == "union_tag_invalid":

@@ -135,8 +135,8 @@ class PolicyTest(_Model):
 
 Role = Literal["data", "read", "write", "script", "code", "command", "at-read", "sed", "awk"]
 OperandRole = Literal[
-    "data", "read", "write", "script", "code", "command", "subcommand", "at-read", "sed", "awk",
-    "data...", "read...", "write...", "script...", "code...", "at-read...",
+    "data", "read", "write", "output", "script", "code", "command", "subcommand", "at-read", "sed", "awk",
+    "data...", "read...", "write...", "output...", "script...", "code...", "at-read...",
 ]  # fmt: skip
 Effect = Literal["write", "exec", "network", "secret", "delete"]
 

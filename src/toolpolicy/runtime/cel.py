@@ -17,6 +17,7 @@ import json
 import posixpath
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import re2  # type: ignore[import-untyped]
 import regex  # type: ignore[import-untyped]
@@ -398,6 +399,8 @@ def _re2_options() -> re2.Options:
 
 
 _RE2_OPTIONS = _re2_options()
+_UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED  # type: ignore[attr-defined]
+_NO_SPAN = (-1, -1)
 
 
 def _re2_message(exc: Exception) -> str:
@@ -408,13 +411,17 @@ def _re2_message(exc: Exception) -> str:
 class Regex:
     """A compiled `matches()` pattern: RE2 when possible, else `regex` under a timeout."""
 
-    __slots__ = ("_compiled", "engine", "pattern")
+    __slots__ = ("_compiled", "_raw", "engine", "pattern")
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
+        self._raw: Any = None
         try:
             self._compiled = re2.compile(pattern, _RE2_OPTIONS)
             self.engine = "re2"
+            # the binding's own Match on UTF-8 bytes: the wrapper's generator and offset
+            # decoding cost five times the search itself, and only found / not found matters
+            self._raw = getattr(getattr(self._compiled, "_regexp", None), "Match", None)
         except re2.error as exc:
             self._compiled = self._fallback(pattern, _re2_message(exc))
             self.engine = "regex"
@@ -433,6 +440,9 @@ class Regex:
         if not isinstance(text, str):
             return text if isinstance(text, CelError) else _type_error("`matches()`", "a string", text, where)
         try:
+            if self._raw is not None:
+                data = text.encode("utf-8")
+                return self._raw(_UNANCHORED, data, 0, len(data))[0] != _NO_SPAN  # type: ignore[no-any-return]
             if self.engine == "re2":
                 return self._compiled.search(text) is not None  # type: ignore[attr-defined]
             found = self._compiled.search(text, timeout=REGEX_TIMEOUT)  # type: ignore[attr-defined]

@@ -9,8 +9,9 @@ and receives their merged results; `decide()` drives it synchronously and `adeci
 3. `pre_tool_use` hooks (still undecided calls only): the most restrictive verdict; any failure
    denies; a rewritten input is re-checked by the rules, which may tighten, never loosen.
 4. The read-only hint allows. 5. The policy default.
-Then the guard's floor, then the mode: `yolo` turns a final ask into allow (not a guard's ask),
-`non_interactive` turns it into deny. Every error on the way fails closed.
+Then the guard's floor, then the mode: `yolo` turns a final ask into allow (not a guard's ask,
+nor the ask of a call that may write a protected path: `protected.py`), `non_interactive` turns
+it into deny. Every error on the way fails closed.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..vocabulary import EFFECTS
 from ..vocabulary import MODES as MODE_VALUES
-from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule
+from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule, ToolSpec
 from .decision import Decision
 from .evaluate import indexed_rules
 from .fastpath import Where, decide_fast
 from .plan import plans
+from .protected import may_write
 from .rules import (
     DEFAULT_MAX_ARGS,
     PreparedCall,
@@ -103,6 +105,7 @@ class Engine:
         self._home = os.path.expanduser("~")
         self._cwd = cwd or _process_cwd()
         self._decisions: dict[int, Decision] = {}  # per rule: the decision it makes (immutable, shared)
+        self._hints: dict[str, Decision] = {}  # per tool name: the read-only hint's decision
         hooks_used = hooks and any(policy.hooks.get(e) for e in ("tool_guard", "pre_tool_use"))
         self._plain = not hooks_used and self._log is None and not self._wants_approval_hooks()
         self._fast = self._plain and not explain and not reference
@@ -283,12 +286,16 @@ class Engine:
     ) -> Decision:
         """Steps 4 and 5 (hint, default), then the floor and the mode (SPEC 4.2, 4.3)."""
         if decided is None and _hint_applies(hint_call, call.spec, read_only):
-            decided = Decision("allow", f"`{call.raw_tool}` is read-only", _READ_ONLY_HINT)
+            decided = self.hint_decision(call.raw_tool)
         if decided is None:
             decided = self._default_decision()
         if floor is not None and DECISION_WEIGHT[decided.decision] < DECISION_WEIGHT["ask"]:
             decided = floor
-        decided = self._apply_mode(decided, sticky=floor is not None and decided.decision == "ask")
+        sticky = floor is not None and decided.decision == "ask"
+        if not sticky and decided.decision == "ask" and self.mode == "yolo":
+            protected = _protected_floor(self.policy, decided, call, hint_call)
+            decided, sticky = protected or decided, protected is not None
+        decided = self._mode(decided, sticky=sticky)
         if not diagnostics and not trace and not hook_records and updated_input is None:
             return decided  # nothing to add: the (possibly shared) decision as it is
         return self._finish(
@@ -314,6 +321,15 @@ class Engine:
                 rule.decision, reason, "rule", rule.id, rule.location
             )
         return cached
+
+    def hint_decision(self, raw_tool: str) -> Decision:
+        """The read-only hint's allow for a tool name, built once per name and shared."""
+        decision = self._hints.get(raw_tool)
+        if decision is None:
+            decision = Decision("allow", f"`{raw_tool}` is read-only", _READ_ONLY_HINT)
+            if len(self._hints) < 4096:
+                self._hints[raw_tool] = decision
+        return decision
 
     def _default_decision(self) -> Decision:
         decision = self._decisions.get(-1)
@@ -401,18 +417,23 @@ class Engine:
         return verdict
 
     def _when_eval(self, call: PreparedCall):  # type: ignore[no-untyped-def]
-        policy = self.policy
         env: dict[str, Any] = {}
 
         def run(rule: CompiledRule) -> tuple[bool | None, str | None]:
-            from .cel import evaluate_when
-
             if not env:
                 env.update(when_env(call))
-            fns = policy.lazy("when", lambda: _build_when(policy))
-            return evaluate_when(fns[rule.index], env)
+            return self.when_holds(rule, env)
 
         return run
+
+    def when_holds(self, rule: CompiledRule, env: Mapping[str, Any]) -> tuple[bool | None, str | None]:
+        """A rule's `when` on `env` (`{"tool", "args", "context"}`): `(True|False, None)` or
+        `(None, message)` when it cannot be evaluated."""
+        from .cel import evaluate_when
+
+        policy = self.policy
+        fns = policy.lazy("when", lambda: _build_when(policy))
+        return evaluate_when(fns[rule.index], env)
 
     def _rule_decision(self, verdict: RuleVerdict) -> Decision:
         rule = verdict.rule
@@ -431,8 +452,24 @@ class Engine:
         reason = rule.reason or _rule_reason(verdict.decision, rule)
         return Decision(verdict.decision, reason, "rule", rule.id, rule.location)
 
-    def _apply_mode(self, decided: Decision, *, sticky: bool) -> Decision:
-        """`sticky`: the ask is a floor (a guard's ask, an unevaluable deny, oversized arguments)."""
+    def _apply_mode(
+        self, decided: Decision, *, sticky: bool, spec: ToolSpec | None = None, args: Any = None
+    ) -> Decision | None:
+        """The mode step of the fast path, which has no prepared call: None sends a `yolo` ask of a
+        call that may write files the general way, where a write to a protected path keeps its ask
+        (`_protected_floor`)."""
+        if (
+            decided.decision == "ask"
+            and self.mode == "yolo"
+            and not sticky
+            and (spec is None or may_write(spec, args, self.policy.commands))
+        ):
+            return None
+        return self._mode(decided, sticky=sticky)
+
+    def _mode(self, decided: Decision, *, sticky: bool) -> Decision:
+        """`sticky`: the ask is a floor (a guard's ask, an unevaluable deny, oversized arguments,
+        a write to a protected path)."""
         if decided.decision != "ask":
             return decided
         if self.mode == "yolo" and not sticky:
@@ -626,6 +663,24 @@ def _hint_applies(call: PreparedCall, spec: Any, annotated: bool | None) -> bool
     return all(u.allow_texts for u in call.primary.units)
 
 
+def _protected_floor(policy: CompiledPolicy, decided: Decision, *calls: PreparedCall) -> Decision | None:
+    """A `yolo` ask that no mode lifts: the call (as asked, or as a hook rewrote it) may write a
+    protected path (agent settings and hooks, `.git`, editor configs, the policy file itself)."""
+    from .protected import protected_write
+
+    for call in dict.fromkeys(calls):
+        why = protected_write(policy, call)
+        if why is not None:
+            return Decision(
+                "ask",
+                f"{decided.reason}; {why}: no mode approves writing it",
+                decided.source,
+                decided.rule,
+                decided.location,
+            )
+    return None
+
+
 def _rule_floor(verdict: RuleVerdict, call: PreparedCall) -> Decision | None:
     """An ask floor no mode lifts: a deny/ask rule whose `when` failed, or oversized arguments."""
     if verdict.floor is not None:
@@ -639,10 +694,19 @@ def _rule_floor(verdict: RuleVerdict, call: PreparedCall) -> Decision | None:
         )
     if call.oversize:
         return Decision("ask", "arguments over the size cap are never allowed automatically", "default")
-    if call.kind == "shell" and call.primary is not None and any(u.opaque for u in call.primary.units):
-        return Decision(
-            "ask", "the shell command could not be fully analysed: never allowed automatically", "default"
-        )
+    if call.kind == "shell" and call.primary is not None:
+        units = call.primary.units
+        if any(u.opaque for u in units):
+            return Decision(
+                "ask", "the shell command could not be fully analysed: never allowed automatically", "default"
+            )
+        results = verdict.units
+        if any(u.fed and (i >= len(results) or results[i][0] != "allow") for i, u in enumerate(units)):
+            return Decision(
+                "ask",
+                "a shell or interpreter runs code another command prints: only an exact allow rule allows it",
+                "default",
+            )
     return None
 
 

@@ -1,8 +1,8 @@
 """decide() for the common case in straight-line code; anything unusual goes the general way.
 
 Most calls are one tool with a few string arguments, whose primary argument is one string that
-its kind sees as one unit (one simple command, one path, one URL), with no `when` to evaluate,
-no redirection to check, nothing oversized. For those, `decide_fast` does what the general flow
+its kind sees as one unit (one simple command, one path, one URL), matching no rule that has a
+`when` (other rules of the tool may have one), no redirection to check, nothing oversized. For those, `decide_fast` does what the general flow
 (`Engine._flow` -> `prepare` -> `indexed_rules` -> `_conclude`) does, without building a
 `PreparedCall`, a `RuleVerdict` or per-unit lists: look the plan up, take the memoised view, one
 pattern-set match per argument, pick the best rule, return the shared `Decision`. Whenever the
@@ -16,11 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .evaluate import _unit_texts
-from .kinds import ArgView, path, shell
+from .evaluate import _unit_texts, _whole_text
+from .kinds import ArgView, Unit, path, shell
 from .pattern_set import joined
 from .plan import ToolPlan, plan_for
-from .shell_targets import needs_check
+from .rules import MAX_WRITE_CHECKS, normalise_args
+from .shell_targets import PATTERN, SOFT, needs_check, read_tool_of
 from .views import _url_view, plain_view
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def decide_fast(
     plan: ToolPlan | None = engine._plans.get(tool)
     if plan is None:
         plan = plan_for(engine.policy, tool, engine.mode)
-    if plan.has_when or plan.any_key is not None:
+    if plan.any_key is not None:
         return None
     total = 0
     for k, v in args.items():
@@ -62,12 +63,59 @@ def decide_fast(
             if not isinstance(cwd or "", str) or not isinstance(home or "", str):
                 return None
             where = Where(cwd or where.cwd, home or where.home, where.policy_dir)
+    picked = _pick(engine, plan, args, context, where)
+    if picked is None:
+        return None
+    bests, allow_oks, lex, units = picked
     spec = plan.spec
     arg = spec.arg
-    allow_ok = True
-    best = -1
+    if spec.kind == "shell":
+        for best, unit in zip(bests, units):
+            if (
+                unit is not None
+                and (unit.writes or unit.reads)
+                and (best < 0 or plan.rules[best].decision != "deny")
+                and needs_check(engine.policy, engine.mode, unit.writes, unit.reads)
+                and not _targets_change_nothing(engine, plan, best, unit, where, context)
+            ):
+                return None  # a file it writes or reads changes the decision: the general way words it
+    best = _combine(plan, bests)
+    allow_ok = all(allow_oks)
+    if (
+        lex is not None
+        and (best < 0 or plan.rules[best].decision != "deny")
+        and not path.resolves_lexically(lex, args[arg])  # type: ignore[index]
+    ):
+        return None  # a symlink on the way (the lexical path is not denied): the target too, the general way
+    if best >= 0:
+        decided = engine._decision_of(plan.rules[best])
+    elif (spec.read_only or (read_only and spec.kind == "generic")) and (
+        allow_ok if arg is not None and args.get(arg) is not None else spec.kind == "generic"
+    ):
+        decided = engine.hint_decision(plan.raw)  # the read-only hint (`engine._hint_applies`)
+    else:
+        decided = engine._default_decision()
+    if decided.decision == "ask" and engine.mode in ("yolo", "non_interactive"):
+        return engine._apply_mode(decided, sticky=False, spec=spec, args=args)
+    return decided
+
+
+_NO_UNIT: tuple[Unit | None, ...] = (None,)
+
+
+def _pick(
+    engine: Engine, plan: ToolPlan, args: dict[str, Any], context: Mapping[str, Any] | None, where: Where
+) -> tuple[list[int], list[bool], Any, tuple[Unit | None, ...]] | None:
+    """Per unit of the primary argument: the best rule by the arguments (plan position, -1:
+    none) and whether an allow may hold; the lexical path (path kind) and the units (`(None,)`
+    without a primary value). None when the call needs the general flow."""
+    spec = plan.spec
+    arg = spec.arg
     lex = None
-    paths = False  # files the command touches must be decided by the path rules
+    units: tuple[Unit | None, ...] = _NO_UNIT
+    bests = [-1]
+    allow_oks = [True]
+    when = _When(engine, plan, args, context)
     if arg is not None:
         value = args.get(arg)
         if len(plan.primary_keys) > 1 and any(k in args for k in plan.primary_keys if k != arg):
@@ -88,62 +136,196 @@ def decide_fast(
                 view = _url_view(value)
             else:
                 view = plain_view(value)
-            if view is None or len(view.units) != 1:
+            if view is None or not view.units or len(view.units) > _MAX_UNITS:
                 return None
-            unit = view.units[0]
-            if unit.opaque:
-                return None  # never allowed, whatever the mode: the general way sets the floor
-            paths = bool(unit.writes or unit.reads) and needs_check(
-                engine.policy, engine.mode, unit.writes, unit.reads
-            )
-            allow_ok = bool(unit.allow_texts)
+            units = view.units
+            single = len(units) == 1
+            if not single and kind != "shell":
+                return None  # several readings of a path or URL: the general way
+            bests = []
+            allow_oks = []
             pset = plan.primary
-            if pset is not None:
-                text = _unit_texts(view, oversize=False)[0]
-                hits = pset.match(unit.allow_texts, unit.deny_texts + view.whole, text)
-                if hits:
-                    best = _best_hit(plan, hits, allow_ok, unit.exec_capable, args)
-                    if best == -2:
-                        return None  # a rule with conditions on several arguments
-    if plan.keys and best != -2:
-        other = _best_other(plan, args, allow_ok)
-        if other == -2:
-            return None
-        if other >= 0 and (best < 0 or plan.ranks[other] > plan.ranks[best]):
-            best = other
-    static = plan.static_pick[allow_ok]
-    if static is not None and (best < 0 or plan.ranks[static] > plan.ranks[best]):
-        best = static
-    if paths and (best < 0 or plan.rules[best].decision != "deny"):
-        return None  # the files it writes or reads: the path rules, the general way
-    if (
-        lex is not None
-        and (best < 0 or plan.rules[best].decision != "deny")
-        and not path.resolves_lexically(lex, args[arg])  # type: ignore[index]
-    ):
-        return None  # a symlink on the way (the lexical path is not denied): the target too, the general way
-    if best >= 0:
-        decided = engine._decision_of(plan.rules[best])
-    elif (
-        allow_ok
-        and (spec.read_only or (read_only and spec.kind == "generic"))
-        and (arg is None or args.get(arg) is not None or spec.kind == "generic")
-    ):
-        return None  # the read-only hint: the general way words its reason
-    else:
-        decided = engine._default_decision()
-    if decided.decision == "ask" and engine.mode in ("yolo", "non_interactive"):
-        return engine._apply_mode(decided, sticky=False)
-    return decided
+            texts = _unit_texts(view, oversize=False) if pset is not None else None
+            whole = -1
+            if pset is not None and not single and view.whole:
+                whole = _best_whole(plan, pset.match((), view.whole, _whole_text(view)), when)
+                if whole == -2:
+                    return None
+            for n, unit in enumerate(units):
+                if unit.opaque or unit.fed:  # type: ignore[union-attr]
+                    return None  # an ask floor no mode or default lifts: the general way sets it
+                allow_ok = bool(unit.allow_texts)  # type: ignore[union-attr]
+                best = whole
+                if pset is not None:
+                    deny = unit.deny_texts + view.whole if single else unit.deny_texts  # type: ignore[union-attr]
+                    hits = pset.match(unit.allow_texts, deny, texts[n])  # type: ignore[union-attr,index]
+                    if hits:
+                        hit = _best_hit(plan, hits, allow_ok, unit.exec_capable, when)  # type: ignore[union-attr]
+                        if hit == -2:
+                            return None  # conditions on several arguments, or an unevaluable `when`
+                        if hit >= 0 and (best < 0 or plan.ranks[hit] > plan.ranks[best]):
+                            best = hit
+                bests.append(best)
+                allow_oks.append(allow_ok)
+    others: dict[bool, int] = {}
+    for n, allow_ok in enumerate(allow_oks):
+        best = bests[n]
+        if plan.keys:
+            other = others.get(allow_ok)
+            if other is None:
+                other = others[allow_ok] = _best_other(plan, args, allow_ok, when)
+            if other == -2:
+                return None
+            if other >= 0 and (best < 0 or plan.ranks[other] > plan.ranks[best]):
+                best = other
+        static = plan.static_plain_pick[allow_ok]
+        if static is not None and (best < 0 or plan.ranks[static] > plan.ranks[best]):
+            best = static
+        for p in plan.static_when:  # rules with no conditions but a `when` (`WebFetch` if ...)
+            if not allow_ok and plan.rules[p].decision == "allow":
+                continue
+            holds = when.holds(p)
+            if holds is None:
+                return None  # an unevaluable condition: diagnostics and an ask floor, the general way
+            if holds and (best < 0 or plan.ranks[p] > plan.ranks[best]):
+                best = p
+        bests[n] = best
+    return bests, allow_oks, lex, units
 
 
-def _best_hit(
-    plan: ToolPlan, hits: list[int], allow_ok: bool, exec_capable: bool, args: dict[str, Any]
-) -> int:
-    """The best rule completed by the primary argument's hits (-1: none; -2: needs other arguments)."""
+_MAX_UNITS = 64  # more simple commands than this in one call: the general way
+
+
+def _combine(plan: ToolPlan, bests: list[int]) -> int:
+    """The rule deciding several units (`rules.combine`): any deny, else any ask (the first such
+    rule in file order), else allow when every unit is allowed; -1 when undecided."""
+    if len(bests) == 1:
+        return bests[0]
+    rules = plan.rules
+    for wanted in ("deny", "ask"):
+        hits = [b for b in bests if b >= 0 and rules[b].decision == wanted]
+        if hits:
+            return min(hits, key=lambda b: rules[b].index)
+    if all(b >= 0 and rules[b].decision == "allow" for b in bests):
+        return min(bests, key=lambda b: rules[b].index)
+    return -1
+
+
+def _best_whole(plan: ToolPlan, hits: list[int], when: _When) -> int:
+    """The best deny/ask rule completed by the whole value's texts (several units)."""
+    entries = plan.primary_entries
+    best = -1
+    for h in hits:
+        e = entries[h]
+        if e.allow:
+            continue
+        if plan.need[e.rule] != 1:
+            return -2
+        if plan.whens[e.rule]:
+            holds = when.holds(e.rule)
+            if holds is None:
+                return -2
+            if not holds:
+                continue
+        if best < 0 or plan.ranks[e.rule] > plan.ranks[best]:
+            best = e.rule
+    return best
+
+
+def _targets_change_nothing(
+    engine: Engine, plan: ToolPlan, best: int, unit: Unit, where: Where, context: Mapping[str, Any] | None
+) -> bool:
+    """Whether the path rules leave the unit's decision as it is, with nothing to report, for
+    every file it writes or reads (what `shell_targets.check_targets` would find); False also
+    when a file needs the general flow (a pattern, a symlink, too many files)."""
+    policy: Any = engine.policy
+    mode = engine.mode
+    rule = plan.rules[best] if best >= 0 else None
+    decision = rule.decision if rule is not None else None
+    if unit.writes:
+        if len(unit.writes) > MAX_WRITE_CHECKS:
+            return False
+        covered = decision == "allow" and rule is not None and rule.allow_redirection
+        tool = policy.write_tool
+        for target in unit.writes:
+            soft = target.startswith(SOFT)
+            if soft:
+                target = target[1:]
+            if target.startswith(PATTERN):
+                return False
+            sub = _path_rule(engine, tool, target, where, context) if tool else None
+            if sub == -2:
+                return False
+            if sub in ("deny", "ask"):
+                return False
+            if not soft and decision == "allow" and not covered and sub != "allow":
+                return False
+    if unit.reads:
+        read_tool = read_tool_of(policy, mode)
+        if read_tool:
+            for target in unit.reads[:MAX_WRITE_CHECKS]:
+                if target.startswith(PATTERN):
+                    return False
+                sub = _path_rule(engine, read_tool, target, where, context)
+                if sub == -2 or sub in ("deny", "ask"):
+                    return False
+    return True
+
+
+def _path_rule(
+    engine: Engine, tool: str, target: str, where: Where, context: Mapping[str, Any] | None
+) -> str | int | None:
+    """What the rules of a path tool say about `target` (`shell_targets._path_decision`, rules
+    only): a decision, None (no rule), or -2 when it needs the general flow."""
+    plan: ToolPlan | None = engine._plans.get(tool)
+    if plan is None:
+        plan = plan_for(engine.policy, tool, engine.mode)
+    arg = plan.spec.arg
+    if arg is None or plan.spec.kind != "path" or plan.any_key is not None:
+        return -2
+    args = {arg: target}
+    sub_context = {**(context or {}), "cwd": where.cwd}
+    picked = _pick(engine, plan, args, sub_context, where)
+    if picked is None:
+        return -2
+    bests, _allow_oks, lex, _units = picked
+    best = _combine(plan, bests)
+    decision = plan.rules[best].decision if best >= 0 else None
+    if decision != "deny" and lex is not None and not path.resolves_lexically(lex, target):
+        return -2  # a symlink on the way: its target is decided too, the general way
+    return decision
+
+
+class _When:
+    """A rule's `when` on this call, evaluated on first need as the general flow does
+    (`Engine._when_eval`: the same closures, the same `{"tool", "args", "context"}`)."""
+
+    __slots__ = ("args", "context", "engine", "env", "plan")
+
+    def __init__(
+        self, engine: Engine, plan: ToolPlan, args: dict[str, Any], context: Mapping[str, Any] | None
+    ):
+        self.engine, self.plan, self.args, self.context = engine, plan, args, context
+        self.env: dict[str, Any] | None = None
+
+    def holds(self, p: int) -> bool | None:
+        """Does rule `p` (plan position) hold? None: it could not be evaluated (the general way)."""
+        if self.env is None:
+            self.env = {
+                "tool": self.plan.raw,
+                "args": normalise_args(self.args, self.plan.spec.aliases),
+                "context": dict(self.context or {}),
+            }
+        ok, err = self.engine.when_holds(self.plan.rules[p], self.env)
+        return None if err is not None else ok
+
+
+def _best_hit(plan: ToolPlan, hits: list[int], allow_ok: bool, exec_capable: bool, when: _When) -> int:
+    """The best rule completed by the primary argument's hits (-1: none; -2: the general way)."""
     entries = plan.primary_entries
     need = plan.need
     ranks = plan.ranks
+    whens = plan.whens
     best = -1
     for h in hits:
         e = entries[h]
@@ -151,13 +333,19 @@ def _best_hit(
             continue
         if need[e.rule] != 1:
             return -2
+        if whens[e.rule]:  # evaluated even when outranked: an error must reach the general way
+            holds = when.holds(e.rule)
+            if holds is None:
+                return -2  # an unevaluable condition: diagnostics and an ask floor, the general way
+            if not holds:
+                continue
         if best < 0 or ranks[e.rule] > ranks[best]:
             best = e.rule
     return best
 
 
-def _best_other(plan: ToolPlan, args: dict[str, Any], allow_ok: bool) -> int:
-    """The best rule completed by one other (non-primary) argument (-2: needs several)."""
+def _best_other(plan: ToolPlan, args: dict[str, Any], allow_ok: bool, when: _When) -> int:
+    """The best rule completed by one other (non-primary) argument (-2: the general way)."""
     best = -1
     need = plan.need
     ranks = plan.ranks
@@ -180,6 +368,12 @@ def _best_other(plan: ToolPlan, args: dict[str, Any], allow_ok: bool) -> int:
                 return -2
             if rules[p].decision == "allow" and not allow_ok:
                 continue
+            if plan.whens[p]:
+                holds = when.holds(p)
+                if holds is None:
+                    return -2
+                if not holds:
+                    continue
             if best < 0 or ranks[p] > ranks[best]:
                 best = p
     return best

@@ -56,8 +56,11 @@ class ToolPlan:
         "spec",
         "static",
         "static_pick",
+        "static_plain_pick",
         "static_restrict",
+        "static_when",
         "tool",
+        "whens",
     )
 
     def __init__(
@@ -82,12 +85,15 @@ class ToolPlan:
         self.static = static  # rules with no conditions
         self.static_restrict: tuple[int, ...] = ()  # those of them that are not allow rules
         self.has_when = has_when
+        self.whens = tuple(r.when is not None for r in rules)  # per position: the rule has a `when`
+        self.static_when = tuple(p for p in static if self.whens[p])  # rules with no conditions but a `when`
         self.primary: PatternSet | None = None
         self.primary_entries: tuple[Entry, ...] = ()
         self.keys: dict[str, tuple[PatternSet, tuple[Entry, ...]]] = {}
         self.any_key: tuple[PatternSet, tuple[Entry, ...]] | None = None
         # the verdict when only the static rules match and none has `when`: per allowability
         self.static_pick: tuple[int | None, int | None] = (None, None)
+        self.static_plain_pick: tuple[int | None, int | None] = (None, None)  # the same without `when` rules
 
     @property
     def conditional(self) -> bool:
@@ -221,6 +227,8 @@ def build_plan(policy: CompiledPolicy, index: Index, tool: str, mode: str) -> To
             plan.keys[key] = (pset, ents)
     plan.static_restrict = tuple(p for p in plan.static if rules[p].decision != "allow")
     plan.static_pick = (_best(plan, plan.static, allow_ok=False), _best(plan, plan.static, allow_ok=True))
+    plain = tuple(p for p in plan.static if not plan.whens[p])
+    plan.static_plain_pick = (_best(plan, plain, allow_ok=False), _best(plan, plain, allow_ok=True))
     return plan
 
 

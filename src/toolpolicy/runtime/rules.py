@@ -92,7 +92,7 @@ class PreparedCall:
     def args(self) -> dict[str, Any] | None:
         """The arguments with aliases filled in both ways; None when they are not an object."""
         if self._args is _UNSET:
-            self._args = _normalise_args(self.raw_args, self.spec.aliases)
+            self._args = normalise_args(self.raw_args, self.spec.aliases)
         return self._args  # type: ignore[no-any-return]
 
     @property
@@ -295,7 +295,7 @@ def _primary_view(
     return view
 
 
-def _normalise_args(args: Any, aliases: Iterable[tuple[str, str]]) -> dict[str, Any] | None:
+def normalise_args(args: Any, aliases: Iterable[tuple[str, str]]) -> dict[str, Any] | None:
     """Arguments that are not a JSON object match no condition (SPEC 2.3)."""
     if not isinstance(args, dict):
         return None

@@ -7,8 +7,9 @@ call (`Engine._rules`). A unit's `writes` (output redirections, and the files it
 read) as calls of its read tool (`Read`, `read_file`...):
 
 * a write or read the path rules deny denies the unit, whatever the shell rules said;
-* a read they ask about makes an allowed unit ask; a write they do not allow makes it ask (unless
-  the allow rule says `allow_redirection`);
+* a read or a write they ask about makes the unit ask (also one no shell rule decided, which the
+  default could otherwise allow); a write they do not allow makes an allowed unit ask (unless the
+  allow rule says `allow_redirection`);
 * a target that is a pattern (`\\x00...`: a glob, `$HOME`, `~user`, an unknown expansion, a path
   under a directory `cd` may have changed to) is never allowed by a path rule. It is expanded as
   bash would: braces, `~` and `$HOME` from the call's home, globs against the filesystem relative
@@ -83,10 +84,10 @@ def _writes(
                 verdict.diagnostics.append(f"`{shown}` is written by the command: denied")
                 results[i] = ("deny", sub.rule)
                 return
-            if soft:
-                if sub.decision == "ask" and results[i][0] != "ask":
-                    verdict.diagnostics.append(f"`{shown}` is written by the command: needs approval")
-                    results[i] = ("ask", sub.rule)
+            if sub.decision == "ask" and results[i][0] != "ask":  # undecided or allowed: it asks
+                verdict.diagnostics.append(f"`{shown}` is written by the command: needs approval")
+                results[i] = ("ask", sub.rule)
+            if soft or results[i][0] == "ask":
                 continue
             if results[i][0] == "allow" and not covered and sub.decision != "allow":
                 verdict.diagnostics.append(f"`{shown}` is written by the command: not allowed")

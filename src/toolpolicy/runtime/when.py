@@ -10,7 +10,7 @@ and returns True, False or a `CelError`; run it with `cel.evaluate_when`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from ..ast.when import (
     Binary,
@@ -87,6 +87,16 @@ class _Builder:
 
     def _select(self, node: Select) -> WhenFn:
         operand, name, where = self.build(node.operand), node.name, _where(node)
+        if isinstance(node.operand, Ident):  # `args.command`: one closure for the common case
+            base = node.operand.name
+
+            def field(env: Mapping[str, object]) -> object:
+                value = env.get(base)
+                if type(value) is dict and name in value:
+                    return value[name]
+                return cel.select(operand(env), name, where)  # errors and non-dict maps as usual
+
+            return field
         return lambda env: cel.select(operand(env), name, where)
 
     def _index(self, node: Index) -> WhenFn:
@@ -98,6 +108,16 @@ class _Builder:
         operand = self.build(target.operand)
         if isinstance(target, Select):
             name = target.name
+            if isinstance(target.operand, Ident):  # `has(args.url)`
+                base = target.operand.name
+
+                def has(env: Mapping[str, object]) -> object:
+                    value = env.get(base)
+                    if type(value) is dict:
+                        return name in value
+                    return cel.has_field(operand(env), name)
+
+                return has
             return lambda env: cel.has_field(operand(env), name)
         key = self.build(target.index)
         return lambda env: cel.has_field(operand(env), key(env))
@@ -105,7 +125,14 @@ class _Builder:
     def _unary(self, node: Unary) -> WhenFn:
         operand, where = self.build(node.operand), _where(node)
         if node.op == "!":
-            return lambda env: cel.logical_not(operand(env), where)
+
+            def negation(env: Mapping[str, object]) -> object:
+                value = operand(env)
+                if value is True or value is False:
+                    return not value
+                return cel.logical_not(value, where)
+
+            return negation
         return lambda env: cel.negate(operand(env), where)
 
     def _binary(self, node: Binary) -> WhenFn:

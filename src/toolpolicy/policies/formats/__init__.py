@@ -171,8 +171,48 @@ def _detect_json(text: str) -> str:
     more = detect_json(data)
     if more:
         return more
+    if native_without_version(data):
+        return NATIVE  # the native loader reports the missing `version`, located, with a hint
     # Claude Code settings never carry `version`, which a native policy requires.
     return "claude-code" if isinstance(data, dict) and "version" not in data else NATIVE
+
+
+def native_without_version(data: Any) -> bool:
+    """Whether a parsed document is a native policy that lacks `version` (SPEC 1 requires it): no
+    `version`, only native top-level keys, and at least one key that only the native format has,
+    with a native value. Such a file goes to the native loader, which reports the missing key,
+    instead of being imported as another agent's settings (where its rules would be ignored)."""
+    if not isinstance(data, dict) or "version" in data or not _native_keys(set(data)):
+        return False
+    return any(key in data and shape(data[key]) for key, shape in _NATIVE_ONLY.items())
+
+
+def _native_keys(keys: set[Any]) -> bool:
+    """Only native top-level keys, and one of them native-only (keys alone: a YAML text)."""
+    from ..schema import TOP_LEVEL_KEYS
+
+    return bool(keys) and keys <= set(TOP_LEVEL_KEYS) and bool(keys & set(_NATIVE_ONLY))
+
+
+def _profile_name(value: Any) -> bool:
+    from ..profiles import PROFILES
+
+    return isinstance(value, str) and value in PROFILES
+
+
+# Top-level keys no foreign format detected here uses with these values (Codex's `profile` names
+# one of its own profiles, its requirements' `rules` is a table).
+_NATIVE_ONLY: dict[str, Callable[[Any], bool]] = {
+    "default": lambda v: v in ("allow", "ask", "deny"),
+    "profile": _profile_name,
+    "mode": lambda v: v in ("default", "yolo", "non_interactive"),
+    "rules": lambda v: isinstance(v, list),
+    "tests": lambda v: isinstance(v, list),
+    "extends": lambda v: isinstance(v, list | str),
+    "glob": lambda v: isinstance(v, dict),
+    "commands": lambda v: isinstance(v, dict),
+    "tools": lambda v: isinstance(v, dict),
+}
 
 
 def _detect_toml(text: str) -> str:
@@ -180,7 +220,7 @@ def _detect_toml(text: str) -> str:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         return _sniff(text)
-    if "version" in data:
+    if "version" in data or native_without_version(data):
         return NATIVE
     if not data or isinstance(data.get("rule"), list) or "safety_checker" in data:
         return "gemini"  # an empty Gemini policy is valid, an empty native one is not
@@ -195,7 +235,7 @@ def _detect_toml(text: str) -> str:
 
 def _detect_yaml(text: str) -> str:
     keys = set(_YAML_KEY.findall(text))
-    if "version" in keys:
+    if "version" in keys or _native_keys(keys):
         return NATIVE
     if keys & {"agents", "permissions", "models", "settings"}:
         return "docker-agent"

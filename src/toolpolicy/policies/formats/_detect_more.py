@@ -66,4 +66,7 @@ def sniff(text: str) -> str | None:
         text,
     ):
         return "copilot"
+    # `--yolo` and `--allow-all` are also other agents' flags: Copilot's only on a `copilot` command line
+    if re.search(r"(?<![\w-])--(allow-all|yolo)\b", text) and re.search(r"(?<![\w-])copilot\b", text):
+        return "copilot"
     return None

@@ -24,6 +24,7 @@ import re
 from typing import Any
 
 from ...source import Location, Source
+from ._auto_approve import add_protected_paths
 from ._common import (
     DIFFERS,
     DocBuilder,
@@ -179,6 +180,9 @@ def _default_mode(builder: DocBuilder, located: Located, mode: Any) -> None:
         builder.warn(f"`default_mode = {mode!r}` is not supported; the default stays `ask`", loc)
         return
     builder.set("default", DEFAULTS[mode], loc)
+    if mode in ("allow", "accept_edits"):
+        setting = f"default_mode = {mode}"
+        add_protected_paths(builder, loc, setting=setting, agent="agent-code", writers=EDIT_TOOLS)
     if mode == "accept_edits":
         builder.add_rule(
             {

@@ -43,7 +43,7 @@ from typing import Any
 
 from ...source import Location, Source
 from ..profiles import get_profile
-from ..protected import PROTECTED_PATHS
+from ._auto_approve import add_protected_paths
 from ._common import (
     DIFFERS,
     DocBuilder,
@@ -473,16 +473,7 @@ def _protected_paths(builder: DocBuilder, loc: Location | None, mode: str) -> No
     """Claude Code never auto-approves edits of its own settings, `.git`, editor and tool configs
     (permission modes, protected paths): an auto-approving mode imports as allows *and* this ask
     rule (same priority, so it beats the allows; deny rules still deny)."""
-    builder.add_rule(
-        {
-            "id": "claude-protected-paths",
-            "decision": "ask",
-            "match": [f"Edit({p})" for p in PROTECTED_PATHS],
-            "reason": f"{mode}: Claude Code never auto-approves edits of protected paths "
-            "(agent settings and hooks, .git, editor and tool configs)",
-        },
-        loc,
-    )
+    add_protected_paths(builder, loc, setting=mode, agent="Claude Code")
 
 
 def _dir_pattern(directory: str) -> str:

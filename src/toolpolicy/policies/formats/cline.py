@@ -25,6 +25,7 @@ allow`. `mcpServers.<name>.alwaysAllow: [tools]` allows those tools of that serv
 from __future__ import annotations
 
 from ...source import Location
+from ._auto_approve import add_protected_paths
 from ._common import DIFFERS, DocBuilder, ImportResult, glob_escape, source_of
 from ._lists import Reader, load_jsonc, root_object
 
@@ -72,12 +73,16 @@ def import_cline(text: str, *, path: str | None = None) -> ImportResult:
     yolo = reader.boolean(("yoloModeToggled",))
     if yolo:
         builder.set("default", "allow", doc.loc(("yoloModeToggled",)))
+        add_protected_paths(builder, doc.loc(("yoloModeToggled",)), setting="yoloModeToggled", agent="Cline")
     _mcp_servers(builder, reader)
     reader.raise_errors()
     return builder.result()
 
 
 def _actions(builder: DocBuilder, location: Location, on: dict[str, bool]) -> None:
+    for name in ("editFiles", "executeAllCommands", "executeSafeCommands"):  # what may write files
+        if on[name]:
+            add_protected_paths(builder, location, setting=name, agent="Cline")
     if on["readFiles"]:
         scope = "" if on["readFilesExternally"] else "(./**)"
         builder.add_permission("allow", "|".join(READ_TOOLS) + scope, location)

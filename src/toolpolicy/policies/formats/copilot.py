@@ -29,6 +29,7 @@ import shlex
 
 from ...errors import PolicyError, PolicyErrors
 from ...source import Location, Source, Span
+from ._auto_approve import add_protected_paths
 from ._common import DIFFERS, UNSUPPORTED, DocBuilder, ImportResult, cel_string, glob_escape, parse_error
 from ._lists import Reader, load_jsonc, prefix_expressions, root_object
 
@@ -81,6 +82,7 @@ def _flags(builder: DocBuilder, source: Source) -> None:
         if flag not in _VALUE_FLAGS:
             if flag in ("allow-all-tools", "allow-all", "yolo"):
                 builder.set("default", "allow", loc)
+                add_protected_paths(builder, loc, setting=f"--{flag}", agent="Copilot CLI")
             continue
         value, span = _flag_value(source.text, m.end())
         vloc = Location(source, span)

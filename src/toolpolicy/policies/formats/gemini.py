@@ -35,6 +35,7 @@ from typing import Any
 
 from ...errors import PolicyError, PolicyErrors
 from ...source import Location, Source
+from ._auto_approve import add_protected_paths
 from ._common import (
     DIFFERS,
     PARSE_ERROR,
@@ -79,6 +80,9 @@ GEMINI_MODES = {
     "plan": set(),
 }
 SHELL_TOOLS = frozenset({"run_shell_command", "ShellTool"})
+# What an allow must name to auto-approve a file write: every tool, a writer, or the shell.
+WRITING_TOOLS = frozenset({"*", "write_file", "replace", *SHELL_TOOLS})
+AUTO_MODES = {"autoEdit": "auto_edit", "yolo": "yolo"}
 COMMAND_KEY = '"command":"'
 SHELL_OPERATORS = r"[;&|<>()`$\n\r]"
 _JS_NUL_ESCAPES = re.compile(r"\\u0000|\\0(?![0-7])")  # JavaScript spellings of NUL; RE2 wants \x00
@@ -224,6 +228,21 @@ def _emit(builder: DocBuilder, rule: _Rule, priority: int) -> None:
             "allow_redirection": True if allow_redirection and rule.decision == "allow" else None,
         }
         builder.add_rule(native, rule.loc)
+    _protect_auto_modes(builder, rule, priority)
+
+
+def _protect_auto_modes(builder: DocBuilder, rule: _Rule, priority: int) -> None:
+    """An allow that Gemini applies in `autoEdit` or `yolo` and that may write files gets the
+    protected-path ask at its own priority, in those modes (`_auto_approve.py`)."""
+    named = rule.data.get("modes")
+    auto = [m for m in named if m in AUTO_MODES] if isinstance(named, list) else []
+    modes = [AUTO_MODES[m] for m in auto if rule.modes is None or AUTO_MODES[m] in rule.modes]
+    if rule.decision != "allow" or not modes or not WRITING_TOOLS & set(rule.tools):
+        return
+    setting = "modes = [" + ", ".join(auto) + "]"
+    add_protected_paths(
+        builder, rule.loc, setting=setting, agent="Gemini CLI", priority=priority, modes=modes
+    )
 
 
 def _starts_wrapped(rule: _Rule) -> bool:

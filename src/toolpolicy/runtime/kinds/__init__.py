@@ -52,6 +52,8 @@ class Unit(NamedTuple):
     directory changed by `cd`): no path allow covers it; it is denied if what it may expand to is.
     `opaque`: the command could not be analysed (never allowed, whatever the mode or default).
     `notes`: what command knowledge found (`-o` writes a file), for `--explain`.
+    `fed`: a shell or interpreter runs code another command prints (`curl ... | sh`): only an
+    exact allow rule allows it; without one no mode or default does (an ask floor).
     """
 
     allow_texts: tuple[str, ...]
@@ -61,6 +63,7 @@ class Unit(NamedTuple):
     reads: tuple[str, ...] = ()
     opaque: bool = False
     notes: tuple[str, ...] = ()
+    fed: bool = False
 
 
 class ArgView:

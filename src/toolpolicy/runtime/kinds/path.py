@@ -545,7 +545,14 @@ def _as_text(value: object) -> tuple[str, bool]:
 
 
 def _context(cwd: str, home: str) -> _Ctx:
-    cwd = normalise(cwd if cwd.startswith("/") else _process_cwd() + "/" + cwd, "/")
+    if not cwd.startswith("/"):  # relative to the process's directory, which may change
+        cwd = _process_cwd() + "/" + cwd
+    return _absolute_context(cwd, home)
+
+
+@functools.lru_cache(maxsize=64)  # a few working directories per process
+def _absolute_context(cwd: str, home: str) -> _Ctx:
+    cwd = normalise(cwd, "/")
     return _Ctx(cwd=cwd, home=normalise(home, cwd) if home else "")
 
 

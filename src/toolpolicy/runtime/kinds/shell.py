@@ -91,8 +91,10 @@ from .shell_parse import (
 )
 from .shell_words import HOME, UNKNOWN, ansi_c, expand_braces, target_pattern
 from .shell_wrappers import (
+    ALLOW_WRAPPERS,
     ASSIGNMENT,
     SHELLS,
+    WRAPPERS,
     basename,
     exec_capable,
     find_exec_segments,
@@ -390,16 +392,43 @@ class _Walk:
         commands = parse_script(text, depth)
         units: list[Unit] = []
         stdin = False
-        for cmd in commands:
+        consumers: list[int] = []  # commands that run the code reaching their standard input
+        for i, cmd in enumerate(commands):
             more, stdin_code = self.command(cmd, depth, taint, bases)
             units.extend(more)
             stdin = stdin or stdin_code
+            if not cmd.stdin and not cmd.reads and (stdin_code or self.interprets_stdin(cmd)):
+                consumers.append(i)
             if cmd.words and cmd.words[0].value in _DIR_CHANGERS:
                 bases = _change_dir(bases, cmd.words)
-        if stdin or any(_stdin_shell(cmd) for cmd in commands):
+        if stdin:
             for script, tainted in _piped_scripts(commands, self).items():
                 units.extend(self.script(script, depth + 1, taint=taint or tainted, bases=bases))
+        if consumers and any(_prints_unknown(c) for i, c in enumerate(commands) if i not in consumers):
+            # `curl ... | sh`, `cat f | python3`, `jq ... | xargs sh -c '{}'`: the code is another
+            # command's output, known only when it runs: one unit per consumer that only an exact
+            # rule allows (`Bash(sh)`); without one, no mode or default does (engine: `_rule_floor`)
+            for i in consumers:
+                values = [w.value for w in commands[i].words]
+                consumer = _canonical(values[_allow_start(values) :]) if not taint else ""
+                units.append(
+                    Unit(
+                        allow_texts=(consumer,) if consumer else (),
+                        deny_texts=(text,),
+                        exec_capable=True,
+                        notes=(_FED_NOTE,),
+                        fed=True,
+                    )
+                )
         return units
+
+    def interprets_stdin(self, cmd: Command) -> bool:
+        """An interpreter given no script (`python3`, `node -`): it runs what reaches its stdin."""
+        values = [w.value for w in cmd.words]
+        if not values:
+            return False
+        k0 = _allow_start(values)
+        return _reads_code_from_stdin(values[k0:], self.table)
 
     def command(
         self, cmd: Command, depth: int, taint: bool, bases: tuple[str, ...]
@@ -450,7 +479,7 @@ class _Walk:
         )
         return self.nested(
             unit, cmd, stages, depth, taint=taint, blocked=blocked, facts=facts, bases=bases
-        ), facts.stdin_code
+        ), facts.stdin_code or _stdin_shell(values, stages)
 
     def facts(self, words: Sequence[Word], facts: _Facts, bases: tuple[str, ...], n: int) -> int:
         """Add what the knowledge says about `words` (and the commands it runs) to `facts`."""
@@ -466,6 +495,9 @@ class _Walk:
                 facts.reads.extend(_word_targets(words[i], cut + 1, bases))
         for i, cut in a.writes:
             facts.writes.extend(_word_targets(words[i], cut, bases))
+        for name in a.named_reads:  # `sed '1r FILE'`: a file named inside a program text
+            named = Word(name, name, "$" in name or "`" in name, any(c in name for c in "*?[{"))
+            facts.reads.extend(_word_targets(named, 0, bases))
         strict = name == "tee"  # tee writes like `>` does (and always did here)
         for i, cut in a.operand_writes:
             facts.writes.extend(t if strict else SOFT + t for t in _word_targets(words[i], cut, bases))
@@ -547,6 +579,20 @@ class _Walk:
         return [unit, *inner]
 
 
+_FED_NOTE = "a shell or interpreter runs code another command prints (known only when it runs)"
+_LITERAL_PRINTERS = frozenset({"echo", "printf", "true", ":"})
+
+
+def _prints_unknown(cmd: Command) -> bool:
+    """Could the command's output be anything (not only literal text this walk has read)?"""
+    if not cmd.words:
+        return False
+    name = basename(cmd.words[0].value)
+    if name in _LITERAL_PRINTERS:
+        return False  # their texts are analysed as scripts (`_piped_scripts`)
+    return not (name == "cat" and len(cmd.words) == 1 and cmd.stdin)  # `cat <<EOF | sh`
+
+
 def _reads_code_from_stdin(values: Sequence[str], table: Table) -> bool:
     """An interpreter (its knowledge has a `code` option) given no script file, or `-`."""
     spec = table.get(basename(values[0]))
@@ -564,10 +610,10 @@ def _runs_substitution(values: Sequence[str], words: Sequence[Word]) -> bool:
     return (name in SHELLS or name in _SOURCE) and any(w.raw.startswith("<(") for w in words[1:])
 
 
-def _stdin_shell(cmd: Command) -> bool:
-    """Does the command (seen through its wrappers) run a shell that reads its script from stdin?"""
-    values = [w.value for w in cmd.words]
-    for k in [_allow_start(values), *_deny_starts(values)] if values else []:
+def _stdin_shell(values: Sequence[str], stages: Sequence[int]) -> bool:
+    """Does the command (seen through its wrappers: `stages`, the allow start first, then every
+    see-through stage) run a shell that reads its script from stdin?"""
+    for k in stages:
         name = basename(values[k])
         if name in SHELLS and _shell_reads_stdin(values[k + 1 :]):
             return True
@@ -777,6 +823,8 @@ def _merge(inner: Unit, wrapper: Unit) -> Unit:
 
 def _allow_start(values: Sequence[str]) -> int:
     """Index of the command once the allow-side wrappers are stripped (strict grammars)."""
+    if not values or values[0] not in ALLOW_WRAPPERS:
+        return 0  # the common case: no wrapper to strip
     k = 0
     for _ in range(len(values)):
         j = inner_start(values[k:], strict=True)
@@ -812,6 +860,8 @@ def _subscript_injection(words: Sequence[Word]) -> bool:
 
 def _deny_starts(values: Sequence[str]) -> list[int]:
     """Start index of every see-through stage: assignments and any wrapper, leniently."""
+    if values and basename(values[0]) not in WRAPPERS and not ASSIGNMENT.match(values[0]):
+        return [0]  # the common case: a plain program, nothing to see through
     starts, k = [0], 0
     for _ in range(len(values)):
         j = k

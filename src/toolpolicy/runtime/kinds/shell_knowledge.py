@@ -44,7 +44,8 @@ __all__ = [
 ROLES = (
     "data",  # text the program only looks at (a pattern, a message, a name)
     "read",  # a file the program reads
-    "write",  # a file the program writes (or deletes)
+    "write",  # a file the program writes (or deletes) by nature (`rm x`, `cp a b`): its allow is the consent
+    "output",  # a file the program writes its output to (`uniq IN OUT`): like `> OUT`, a path rule must allow it
     "script",  # shell code the program runs (`bash -c`, `su -c`, `env -S`)
     "code",  # code in another language the program runs (`python -c`, `node -e`, an awk program)
     "command",  # the words from here on are a command the program runs (`env`, `xargs`, `find -exec`)
@@ -140,6 +141,7 @@ class Analysis(NamedTuple):
     normal: tuple[int, ...] | None = None  # word indices without the global options (None: unchanged)
     known: bool = False  # the program has a spec
     unknown_write: bool = False  # it writes files it does not name (`tar -x`)
+    named_reads: tuple[str, ...] = ()  # files a program text reads by name (sed `r FILE`)
 
 
 _EMPTY = Analysis()
@@ -320,6 +322,7 @@ class _Acc:
         "commands",
         "dropped",
         "effects",
+        "named_reads",
         "notes",
         "operand_writes",
         "reads",
@@ -340,6 +343,7 @@ class _Acc:
         self.notes: list[str] = []
         self.dropped = False
         self.unknown_write = False
+        self.named_reads: list[str] = []
 
     def result(self, normal: list[int] | None) -> Analysis:
         return Analysis(
@@ -355,6 +359,7 @@ class _Acc:
             tuple(normal) if normal is not None else None,
             True,
             self.unknown_write,
+            tuple(self.named_reads),
         )
 
 
@@ -520,6 +525,9 @@ def _operands(
         if role == "write":
             acc.operand_writes.append((idx, 0))
             continue
+        if role == "output":
+            _value(acc, "write", idx, 0, f"`{spec.name}`", "its output", w)
+            continue
         _value(acc, role, idx, 0, "", "", w)
 
 
@@ -568,8 +576,20 @@ _SED_WRITE = re.compile(
 _AWK_WRITE = re.compile(r"printf?\b[^;{}\n]*>")
 
 
+_SED_READ = re.compile(
+    r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?(?:,(?:\d+|\$|/[^/\n]*/))?!?\s*[rR][ \t]*([^\n;}]+)"
+)
+
+
 def _program(acc: _Acc, role: str, idx: int, text: str) -> None:
-    """A sed script or an awk program: data, unless it runs commands or writes files."""
+    """A sed script or an awk program: data, unless it runs commands, writes files or (sed `r`,
+    `R`) reads files it names."""
+    if role == "sed":
+        for m in _SED_READ.finditer(text):
+            name = m.group(1).strip()
+            if name and name not in ("/dev/stdin", "-"):
+                acc.named_reads.append(name)
+                acc.notes.append(f"the sed script reads `{name}`")
     effects, why = program_effects(role, text)
     if effects:
         acc.effects.update(effects)

@@ -32,9 +32,10 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from tree_sitter import Language, Node, Parser
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
 
 from .shell_words import (
     Unparseable,
@@ -98,7 +99,17 @@ def _bash_language() -> object:
     return tree_sitter_bash.language()
 
 
-_PARSER = Parser(Language(_bash_language()))
+def parser() -> Parser:
+    """The tree-sitter-bash parser, built on first use: a plain command (most of them) never needs
+    it, so `policy hook` on `git status` does not load tree-sitter at all."""
+    if not _PARSER:
+        from tree_sitter import Language, Parser
+
+        _PARSER.append(Parser(Language(_bash_language())))
+    return _PARSER[0]
+
+
+_PARSER: list[Parser] = []
 
 
 class StdinText(NamedTuple):
@@ -130,6 +141,9 @@ def parse_script(text: str, depth: int = 0) -> list[Command]:
         raise Unparseable(f"commands nest deeper than {MAX_DEPTH} levels")
     if _paren_depth(text) > _MAX_PARENS:
         raise Unparseable(f"parentheses nest deeper than {_MAX_PARENS} levels")
+    plain = _plain_command(text)
+    if plain is not None:
+        return plain
     tree = _parse(text)
     if "\\\n" in text:
         joined = _join_continuations(text, tree)
@@ -141,7 +155,7 @@ def parse_script(text: str, depth: int = 0) -> list[Command]:
 
 
 def _parse(text: str) -> Any:
-    tree = _PARSER.parse(text.encode("utf-8"))
+    tree = (_PARSER[0] if _PARSER else parser()).parse(text.encode("utf-8"))
     if tree.root_node.has_error:
         raise Unparseable(f"cannot parse: {_error_reason(tree.root_node, text)}")
     return tree
@@ -167,7 +181,55 @@ def _first_error(node: Node) -> Node | None:
     return None
 
 
+# --------------------------------------------------------------------------- plain commands
+
+# A text made only of words of these characters, quoted strings that expand nothing and spaces:
+# one simple command, no operator, redirection, expansion, glob, comment or line continuation.
+_PLAIN_TEXT = re.compile(r"""(?:[A-Za-z0-9_./=:,+@%^ -]|'[^']*'|"[^"$`\\!]*")*""")
+_PLAIN_TOKEN = re.compile(r"""(?:[A-Za-z0-9_./=:,+@%^-]|'[^']*'|"[^"$`\\!]*")+""")
+_ASSIGN_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+# tree-sitter rejects `a%x`, `a@x`, `x=1 a:b` and some words after a command word `-...`
+_COMMAND_WORD = re.compile(
+    r"""(?:[A-Za-z0-9_./+]|'[^']*'|"[^"$`\\!]*")(?:[A-Za-z0-9_./+-]|'[^']*'|"[^"$`\\!]*")*"""
+)
+_DIGIT_ASSIGN = re.compile(r"[0-9][A-Za-z0-9_]*\+?=")
+# Words bash reads as syntax at the start of a command (and `in`, `do`... after `for`/`case`).
+_RESERVED = frozenset(
+    {"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do"}
+    | {"done", "in", "function", "time", "coproc", "{", "}", "!", "[[", "]]"}
+)
+_RESERVED_START = re.compile(
+    "(?:" + "|".join(re.escape(w) for w in sorted(_RESERVED, key=len, reverse=True)) + r")(?![A-Za-z0-9_])"
+)
+
+
+def _plain_command(text: str) -> list[Command] | None:
+    """The one simple command of a plain text, without tree-sitter; None if not that simple.
+
+    Exactly what the tree-sitter walk gives for such a text (`tests/test_shell_plain.py` checks
+    it against the walk): the words are the space-separated tokens, each read by `scan_word`,
+    leading `NAME=value` tokens are assignments. A command word that starts with a reserved word
+    or holds a `=`, `%`, `@` or `^` (tree-sitter reads some of those as syntax or rejects them:
+    its reading must stand, since a text it rejects is never allowed), or a text of assignments
+    only, goes the general way.
+    """
+    if not _PLAIN_TEXT.fullmatch(text):
+        return None
+    tokens = _PLAIN_TOKEN.findall(text)
+    if any(_DIGIT_ASSIGN.match(t) or t[0] == "=" for t in tokens):
+        return None  # tree-sitter reads `1a=b` as an assignment, drops `==`, and may drop a word before them
+    k = 0
+    while k < len(tokens) and _ASSIGN_TOKEN.match(tokens[k]):
+        k += 1
+    if k == len(tokens) or not _COMMAND_WORD.fullmatch(tokens[k]) or _RESERVED_START.match(tokens[k]):
+        return None  # tree-sitter reads some `x=y` words (`--x=y`) as assignments, `function%x` as a keyword
+    words = tuple(scan_word(t)[0] if "'" in t or '"' in t else Word(t, t, False, False) for t in tokens)
+    return [Command(text.strip(" "), words[:k], words[k:], (), (), ())]
+
+
 def _paren_depth(text: str) -> int:
+    if text.count("(") + text.count("{") <= _MAX_PARENS:
+        return 0  # cannot nest deeper than the bound: no need to count
     depth = top = 0
     for c in text:
         if c in "({":

@@ -302,6 +302,8 @@ def inner_start(words: Sequence[str], *, strict: bool) -> int | None:
 def find_exec_segments(words: Sequence[str]) -> list[tuple[int, int]]:
     """(start, end) of each command given to `find -exec/-execdir/-ok/-okdir`."""
     out: list[tuple[int, int]] = []
+    if _FIND_EXEC.isdisjoint(words):
+        return out
     i = 1
     while i < len(words):
         if words[i] in _FIND_EXEC:
