@@ -178,13 +178,15 @@ def step_dask(paths: list[str], workers: int) -> dict[str, Any]:
     from distributed import Client, LocalCluster
 
     from toolpolicy.replay.dask_engine import run_dask
-    from toolpolicy.replay.plan import make_plan
+    from toolpolicy.replay.plan import DEFAULT_PARTITION_BYTES, make_plan
     from toolpolicy.replay.run import ReplayOptions
 
     logging.getLogger("distributed").setLevel(logging.CRITICAL)  # a closing cluster's heartbeats
     policy = _policy()
     total = sum(os.path.getsize(p) for p in _files(paths))
-    plan = make_plan(paths, max_line_bytes=1 << 24, partition_bytes=max(1 << 20, total // (workers * 8)))
+    # the partition size `policy replay --engine dask` picks (cli/replay_cmd.py `_partition_bytes`)
+    size = max(256 * 1024, min(DEFAULT_PARTITION_BYTES, total // (workers * 4) + 1))
+    plan = make_plan(paths, max_line_bytes=1 << 24, partition_bytes=size)
     started = time.perf_counter()
     with LocalCluster(
         n_workers=workers,
