@@ -437,27 +437,41 @@ async def _git(spec: BuiltinHookSpec, cwd: str, *args: str, cap: int = GIT_OUTPU
             asyncio.gather(_read_upto(proc.stdout, cap + 1, proc.pid), _read_upto(proc.stderr, _STDERR_CAP)),
             timeout,
         )
-        await proc.wait()
+        await _reap(proc)
     except TimeoutError:
         raise TimeoutError(f"`git {args[0]}` timed out after {timeout:g}s") from None
     finally:
         if proc.returncode is None:
             kill_group(proc.pid)
-            await proc.wait()
+            await _reap(proc)
     truncated = len(out) > cap
     # A process stopped for its output size was killed on purpose: its output is still good.
     code = 0 if truncated else proc.returncode or 0
     return _ProcResult(code, out[:cap].decode("utf-8", "replace"), err.decode("utf-8", "replace"), truncated)
 
 
+async def _reap(proc: asyncio.subprocess.Process) -> None:
+    """Wait for the (killed or finished) process, bounded: on Python 3.11 `wait()` also waits for
+    its pipes to close, which a stray grandchild holding one open could put off for ever."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(proc.wait(), _REAP_TIMEOUT)
+
+
+_REAP_TIMEOUT = 5.0
+
+
 async def _read_upto(stream: asyncio.StreamReader, cap: int, pgid: int | None = None) -> bytes:
-    """Read `stream` to EOF keeping `cap` bytes; past the cap, kill `pgid` (None: keep draining)."""
+    """Read `stream` to EOF keeping `cap` bytes; past the cap, kill `pgid` (None: keep draining).
+
+    After the kill the rest is drained to EOF (and dropped): a pipe left unread stays open, and
+    `Process.wait()` would wait for it."""
     data = bytearray()
+    killed = False
     while chunk := await stream.read(64 * 1024):
         data += chunk[: max(0, cap - len(data))]
-        if len(data) >= cap and pgid is not None:
+        if len(data) >= cap and pgid is not None and not killed:
             kill_group(pgid)  # enough: stop it rather than read the rest
-            break
+            killed = True
     return bytes(data)
 
 
