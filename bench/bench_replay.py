@@ -1,21 +1,30 @@
-"""Replay throughput, own overhead, memory and Dask speed-up on generated history (not committed).
+"""`policy replay` throughput per core, its split (replay's own work vs decide()), memory and the Dask
+speed-up, on a generated million-call history (not committed).
 
-    python bench/bench_replay.py                     # 1,000,000 calls; full replay on 50,000 of them
-    python bench/bench_replay.py --calls 200000 --replay-calls 20000 --workers 2
+    python bench/bench_replay.py                     # 1,000,000 calls (a few minutes on 2 cores)
+    python bench/bench_replay.py --calls 200000 --dir /tmp/h200k --keep
 
 It generates `--calls` calls of realistic history (`history_gen.py`: real lines of Claude Code,
-Codex CLI and Gemini CLI files, many distinct calls) into a temp dir, then measures, each beside its
-baseline in the same run:
+Codex CLI and Gemini CLI files; 70% / 20% / 10% of the sessions) into a temp dir, then runs each
+step below **in a fresh process** (so no step inherits another's warm memos, and each has its own
+peak memory), over the whole set unless said otherwise:
 
-1. the readers alone (lines -> calls) over the whole set: calls/s and MB/s;
-2. readers + tool map + summary with a fixed mix of decisions: replay's own overhead per call;
-3. decide() alone on the same calls (the baseline replay cannot beat), on a rule-only policy;
-4. the full replay (`run_local`) on the first `--replay-calls` calls: calls/s per core;
-5. peak memory of (2) in a fresh process over 10% and 100% of the set (flat = streaming);
-6. `--engine dask` with 1 and 2 workers on the same subset as (4): the speed-up.
+1. the readers alone (lines -> calls): calls/s and MB/s;
+2. readers + tool map + summary, with decide() replaced by a fixed mix of decisions: what replay
+   itself costs per call, outside decide();
+3. decide() alone on `--decide-calls` calls (files spread over the set), read into memory first
+   and then decided, by tool (the baseline a replay cannot beat), on the same rule-only policy;
+4. the full replay (`run_local`, what `policy replay` runs): calls/s per core (CPU time) against
+   the target of 50,000, and its split: step 2's cost per call and the rest, decide();
+5. the full replay's peak memory over 10% and 100% of the set (flat = streaming);
+6. `--engine dask` (`run_dask`) on a LocalCluster started beforehand (its start is timed apart)
+   with 1 and then `--workers` worker processes: wall time and speed-up, the counts checked equal
+   to step 4's, each worker's CPU time, and as yardstick the cores that `--workers` busy-loop
+   processes get on this machine just before and after (other jobs share it).
 
-Every step is bounded by the sizes given; the temp dir is removed at the end unless `--keep`.
-Re-run after decide() gets faster: step 3 and 4 move, steps 1 and 2 say what replay adds.
+"Per core" numbers are calls / CPU seconds of the process (the machine is shared: wall time
+lies); wall-clock rates are shown beside them with the load average. Everything is bounded by the
+sizes given; the temp dir is removed at the end unless `--keep` or `--dir`.
 """
 
 from __future__ import annotations
@@ -23,22 +32,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-CPU: dict[str, float] = {}  # step -> CPU seconds of this process (a shared machine's wall clock lies)
-
-
-def _cpu(step: str, start: float) -> None:
-    CPU[step] = time.process_time() - start
-
+TARGET_PER_CORE = 50_000
+PER_FILE = 200  # calls per generated session file
 
 POLICY = """\
 version: 1
@@ -55,211 +62,346 @@ permissions:
 """
 
 
-def _stub_decisions() -> list[object]:
-    """A fixed mix like the real replay's (about 40% allow, 45% ask, 15% deny) standing in for decide()."""
+# -- the steps (each runs in its own process: `--step NAME --paths FILE`) -------------------------------
+def _policy() -> Any:
+    from toolpolicy import load_policy
+
+    return load_policy(text=POLICY, name="bench.yaml")
+
+
+def _plan(paths: list[str]) -> Any:
+    from toolpolicy.replay.plan import make_plan
+
+    return make_plan(paths, max_line_bytes=1 << 24, partition_bytes=1 << 40)
+
+
+def _stub_decisions() -> list[Any]:
+    """A fixed mix like the real replay's (40% allow, 45% ask, 15% deny) standing in for decide()."""
     from toolpolicy.runtime.decision import Decision
 
     allow = Decision("allow", "bench", "rule", "permissions.allow[0]")
     ask = Decision("ask", "bench", "default")
     deny = Decision("deny", "bench", "rule", "permissions.deny[0]")
-    return [
-        allow,
-        ask,
-        allow,
-        deny,
-        ask,
-        allow,
-        ask,
-        ask,
-        allow,
-        ask,
-        deny,
-        allow,
-        ask,
-        ask,
-        allow,
-        ask,
-        allow,
-        deny,
-        ask,
-        allow,
-    ]
+    return [allow, ask, allow, deny, ask, allow, ask, ask, allow, ask] * 2
 
 
-def readers_only(paths: list[str]) -> tuple[int, int, float]:
-    from toolpolicy.replay.plan import make_plan
+def step_readers(paths: list[str]) -> dict[str, Any]:
     from toolpolicy.replay.reader import read_piece
     from toolpolicy.replay.records import RecordedCall
 
-    plan = make_plan(paths, max_line_bytes=1 << 24, partition_bytes=1 << 40)
-    start, cpu = time.perf_counter(), time.process_time()
+    plan = _plan(paths)
+    cpu, wall = time.process_time(), time.perf_counter()
     calls = 0
     for part in plan.partitions:
         for piece in part:
             for item in read_piece(piece):
                 calls += type(item) is RecordedCall
-    _cpu("readers", cpu)
-    return calls, plan.total_bytes, time.perf_counter() - start
+    return _done(calls, cpu, wall, bytes=plan.total_bytes)
 
 
-def overhead_only(paths: list[str], policy_text: str) -> tuple[int, float]:
-    """Readers + tool map + summary, with decide() replaced by a constant."""
-    from toolpolicy import load_policy
-    from toolpolicy.replay.plan import make_plan
+def step_overhead(paths: list[str]) -> dict[str, Any]:
+    """Readers + tool map + summary, exactly as `replay_partition` runs them, decide() stubbed."""
     from toolpolicy.replay.reader import read_piece
     from toolpolicy.replay.records import RecordedCall
     from toolpolicy.replay.summary import Summariser, Summary
     from toolpolicy.replay.toolmap import map_call
 
-    policy = load_policy(text=policy_text, name="bench.yaml")
-    plan = make_plan(paths, max_line_bytes=1 << 24, partition_bytes=1 << 40)
+    policy = _policy()
+    plan = _plan(paths)
     decisions = _stub_decisions()
     n = len(decisions)
-    summary = Summary()
-    summariser = Summariser(policy, summary)
-    start, cpu = time.perf_counter(), time.process_time()
+    total = Summary()
+    cpu, wall = time.process_time(), time.perf_counter()
     for part in plan.partitions:
         for piece in part:
+            summary = Summary()
+            summariser = Summariser(policy, summary)
             for item in read_piece(piece):
                 if type(item) is RecordedCall:
-                    for call in map_call(item, "claude-code"):
+                    for call in map_call(item, policy.profile):
                         summariser.add(call, decisions[summary.calls % n])
                 else:
                     summary.skip(item)  # type: ignore[arg-type]
-    _cpu("overhead", cpu)
-    return summary.calls, time.perf_counter() - start
+            total.merge(summary)
+    return _done(total.calls, cpu, wall)
 
 
-def decide_only(paths: list[str], policy_text: str, limit: int) -> tuple[int, float]:
-    from toolpolicy import Engine, load_policy
+def step_decide(paths: list[str], limit: int) -> dict[str, Any]:
+    from toolpolicy import Engine
     from toolpolicy.replay import read_calls
     from toolpolicy.replay.records import RecordedCall
     from toolpolicy.replay.toolmap import map_call
 
-    policy = load_policy(text=policy_text, name="bench.yaml")
+    policy = _policy()
     calls = []
     for item in read_calls(paths):
         if type(item) is RecordedCall:
-            calls.extend(map_call(item, "claude-code"))
+            calls.extend(map_call(item, policy.profile))
             if len(calls) >= limit:
                 break
     engine = Engine(policy, hooks=False)
-    engine.decide(calls[0].tool, calls[0].args, context=calls[0].context)
-    start, cpu = time.perf_counter(), time.process_time()
+    spent: dict[str, int] = {}  # tool -> wall nanoseconds in decide() (perf_counter_ns: ~50 ns a read)
+    clock = time.perf_counter_ns
+    cpu, wall = time.process_time(), time.perf_counter()
     for call in calls:
+        t = clock()
         engine.decide(call.tool, call.args, context=call.context)
-    _cpu("decide", cpu)
-    return len(calls), time.perf_counter() - start
+        spent[call.tool] = spent.get(call.tool, 0) + clock() - t
+    result = _done(len(calls), cpu, wall)
+    counts: dict[str, int] = {}
+    distinct: dict[str, set[str]] = {}
+    for call in calls:
+        counts[call.tool] = counts.get(call.tool, 0) + 1
+        distinct.setdefault(call.tool, set()).add(json.dumps(call.args, sort_keys=True))
+    share = sum(spent.values()) or 1
+    result["by_tool"] = {
+        tool: [counts[tool], spent[tool] / share * result["cpu"], len(distinct[tool])] for tool in counts
+    }
+    return result
 
 
-def subset(root: Path, calls: int, per_file: int) -> list[str]:
-    files = sorted(str(p) for p in root.rglob("*.jsonl"))
-    return files[: max(1, calls // per_file)]
-
-
-def full_replay(paths: list[str], policy_text: str, engine: str, workers: int) -> tuple[int, float]:
-    from toolpolicy import load_policy
-    from toolpolicy.replay.dask_engine import run_dask
-    from toolpolicy.replay.plan import make_plan
+def step_replay(paths: list[str]) -> dict[str, Any]:
     from toolpolicy.replay.run import ReplayOptions, run_local
 
-    policy = load_policy(text=policy_text, name="bench.yaml")
-    total = sum(os.path.getsize(p) for p in paths)
-    plan = make_plan(paths, max_line_bytes=1 << 24, partition_bytes=max(1 << 18, total // (workers * 6)))
-    start, cpu = time.perf_counter(), time.process_time()
-    if engine == "local":
-        summary = run_local(plan.partitions, policy, None, ReplayOptions())
-        _cpu("replay", cpu)
-    else:
-        summary = run_dask(plan.partitions, policy, None, ReplayOptions(), workers=workers)
-    return summary.calls, time.perf_counter() - start
+    policy = _policy()
+    plan = _plan(paths)
+    cpu, wall = time.process_time(), time.perf_counter()
+    summary = run_local(plan.partitions, policy, None, ReplayOptions())
+    result = _done(summary.calls, cpu, wall)
+    result["decisions"] = summary.decisions
+    return result
 
 
-def peak_rss_mib(paths_file: str) -> float:
-    code = (
-        f"import json,resource,sys; sys.path.insert(0, {str(HERE)!r}); import bench_replay as b; "
-        f"paths=json.load(open({paths_file!r})); b.overhead_only(paths, b.POLICY); "
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=3600
-    )
-    return float(out.stdout.strip().splitlines()[-1])
+def step_dask(paths: list[str], workers: int) -> dict[str, Any]:
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    from toolpolicy.replay.dask_engine import run_dask
+    from toolpolicy.replay.plan import DEFAULT_PARTITION_BYTES, make_plan
+    from toolpolicy.replay.run import ReplayOptions
+
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)  # a closing cluster's heartbeats
+    policy = _policy()
+    total = sum(os.path.getsize(p) for p in _files(paths))
+    # the partition size `policy replay --engine dask` picks (cli/replay_cmd.py `_partition_bytes`)
+    size = max(256 * 1024, min(DEFAULT_PARTITION_BYTES, total // (workers * 4) + 1))
+    plan = make_plan(paths, max_line_bytes=1 << 24, partition_bytes=size)
+    started = time.perf_counter()
+    with LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    ) as cluster:
+        up = time.perf_counter() - started
+        with Client(cluster, set_as_default=False) as client:  # to read the workers' CPU clocks
+            before = client.run(time.process_time)
+            wall = time.perf_counter()
+            summary = run_dask(
+                plan.partitions,
+                policy,
+                None,
+                ReplayOptions(),
+                scheduler=cluster.scheduler_address,
+                workers=workers,
+            )
+            elapsed = time.perf_counter() - wall
+            after = client.run(time.process_time)
+    return {
+        "calls": summary.calls,
+        "wall": elapsed,
+        "worker_cpu": sum(after[w] - before.get(w, 0.0) for w in after),
+        "per_worker_cpu": sorted(round(after[w] - before.get(w, 0.0), 1) for w in after),
+        "cluster_start": up,
+        "partitions": len(plan.partitions),
+        "decisions": summary.decisions,
+    }
+
+
+def step_spin(seconds: float) -> dict[str, Any]:
+    """A busy loop: the CPU share one process gets right now (the yardstick of the speed-up)."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    while time.perf_counter() - wall < seconds:
+        pass
+    return {"share": (time.process_time() - cpu) / (time.perf_counter() - wall)}
+
+
+def cores_free(processes: int, seconds: float = 2.0) -> float:
+    """How many cores `processes` busy processes get together now (2.0 on an idle 2-core machine)."""
+    argv = [sys.executable, __file__, "--step", "spin", "--paths", os.devnull]
+    procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, text=True) for _ in range(processes)]
+    shares = [
+        json.loads(p.communicate(timeout=seconds + 60)[0].strip().splitlines()[-1])["share"] for p in procs
+    ]
+    return sum(shares)
+
+
+def _files(paths: list[str]) -> list[str]:
+    from toolpolicy.replay.plan import discover
+
+    return discover(paths)
+
+
+def _done(calls: int, cpu: float, wall: float, **extra: Any) -> dict[str, Any]:
+    return {
+        "calls": calls,
+        "cpu": time.process_time() - cpu,
+        "wall": time.perf_counter() - wall,
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        **extra,
+    }
+
+
+def run_step(step: str, paths: list[str], *extra: str) -> dict[str, Any]:
+    """Run one step in a fresh Python process and return what it measured."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
+        json.dump(paths, fh)
+        listing = fh.name
+    try:
+        out = subprocess.run(
+            [sys.executable, __file__, "--step", step, "--paths", listing, *extra],
+            capture_output=True,
+            text=True,
+            timeout=3600,
+        )
+    finally:
+        os.unlink(listing)
+    if out.returncode != 0:
+        raise SystemExit(f"step {step} failed:\n{out.stderr[-2000:]}")
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def subset(root: Path, calls: int) -> list[str]:
+    """About `calls` calls' worth of files, spread evenly over the set (every agent's share kept);
+    all of them for 0."""
+    files = sorted(str(p) for p in root.rglob("*.jsonl"))
+    if not calls:
+        return files
+    wanted = max(1, min(len(files), calls // PER_FILE))
+    return [files[i * len(files) // wanted] for i in range(wanted)]
+
+
+def _rate(calls: int, seconds: float) -> str:
+    return f"{calls / seconds:>10,.0f}" if seconds > 0 else "         -"
+
+
+def _load() -> str:
+    return f"load {os.getloadavg()[0]:.2f}"
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--calls", type=int, default=1_000_000)
+    ap.add_argument("--decide-calls", type=int, default=200_000, help="calls in step 3 (held in memory)")
     ap.add_argument(
-        "--replay-calls", type=int, default=50_000, help="calls in the full-replay and Dask steps"
+        "--dask-calls", type=int, default=0, help="calls in the Dask step (default 0: the whole set)"
     )
-    ap.add_argument("--decide-calls", type=int, default=20_000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--dir", default=None, help="generate here (reused when it holds a set of the same size)")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--skip-dask", action="store_true")
+    ap.add_argument("--step", help=argparse.SUPPRESS)
+    ap.add_argument("--paths", help=argparse.SUPPRESS)
     args = ap.parse_args()
 
-    import logging
+    if args.step:  # inside a fresh process: one step, its result as the last line of stdout
+        paths = [] if args.step == "spin" else json.loads(Path(args.paths).read_text())
+        steps = {
+            "spin": lambda: step_spin(2.0),
+            "readers": lambda: step_readers(paths),
+            "overhead": lambda: step_overhead(paths),
+            "decide": lambda: step_decide(paths, args.decide_calls),
+            "replay": lambda: step_replay(paths),
+            "dask": lambda: step_dask(paths, args.workers),
+        }
+        print(json.dumps(steps[args.step]()))
+        return 0
 
     import history_gen
 
-    logging.getLogger("distributed").setLevel(logging.CRITICAL)  # a closing cluster's heartbeats are noise
-
     root = Path(args.dir or tempfile.mkdtemp(prefix="toolpolicy-replay-bench-"))
     stamp = root / ".calls"
-    per_file = 200
     t = time.perf_counter()
     if not (stamp.exists() and stamp.read_text() == str(args.calls)):
         shutil.rmtree(root, ignore_errors=True)
-        history_gen.generate(root, args.calls, calls_per_session=per_file)
+        history_gen.generate(root, args.calls, calls_per_session=PER_FILE)
         stamp.write_text(str(args.calls))
+    files = subset(root, 0)
+    size = sum(os.path.getsize(f) for f in files)
     print(
-        f"history: {args.calls:,} calls in {len(list(root.rglob('*.jsonl'))):,} files under {root} ({time.perf_counter() - t:.1f} s)"
+        f"history: {args.calls:,} calls in {len(files):,} files, {size / 1e9:.2f} GB under {root}"
+        f" ({time.perf_counter() - t:.1f} s); {os.cpu_count()} CPUs, {_load()}"
     )
     everything = [str(root)]
     try:
-        n, size, dt = readers_only(everything)
+        r = run_step("readers", everything)
         print(
-            f"1. readers alone:           {n / dt:>10,.0f} calls/s  {size / dt / 1e6:7.1f} MB/s   ({n:,} calls, {size / 1e9:.2f} GB, {dt:.1f} s)"
+            f"1. readers alone:         {_rate(r['calls'], r['cpu'])} calls/s per core"
+            f" ({r['bytes'] / r['cpu'] / 1e6:.0f} MB/s; wall {_rate(r['calls'], r['wall']).strip()}/s), {_load()}"
         )
-        n2, dt2 = overhead_only(everything, POLICY)
+        o = run_step("overhead", everything)
+        own = o["cpu"] / o["calls"]
         print(
-            f"2. readers+map+summary:     {n2 / dt2:>10,.0f} calls/s  = {dt2 / n2 * 1e6:.1f} us of replay overhead per call"
+            f"2. readers+map+summary:   {_rate(o['calls'], o['cpu'])} calls/s per core"
+            f" = {own * 1e6:.1f} µs per call of replay's own work, {_load()}"
         )
+        d = run_step("decide", subset(root, args.decide_calls), "--decide-calls", str(args.decide_calls))
         print(
-            f"   per core (CPU time):     {n / CPU['readers']:>10,.0f} calls/s, then {n2 / CPU['overhead']:,.0f} calls/s"
-            f" = {CPU['overhead'] / n2 * 1e6:.1f} us per call"
+            f"3. decide() alone:        {_rate(d['calls'], d['cpu'])} calls/s per core"
+            f" = {d['cpu'] / d['calls'] * 1e6:.1f} µs per call ({d['calls']:,} calls), {_load()}"
         )
-        n3, dt3 = decide_only(everything, POLICY, args.decide_calls)
-        print(f"3. decide() alone:          {n3 / dt3:>10,.0f} calls/s  (baseline, {n3:,} of the same calls)")
-        predicted = 1 / (dt2 / n2 + dt3 / n3)
-        print(f"   => replay bound per core: {predicted:>9,.0f} calls/s  (1 / (overhead + decide))")
-        part = subset(root, args.replay_calls, per_file)
-        n4, dt4 = full_replay(part, POLICY, "local", 1)
-        print(
-            f"4. full replay, 1 process:  {n4 / dt4:>10,.0f} calls/s  ({n4:,} calls, {dt4:.1f} s); per core (CPU time):"
-            f" {n4 / CPU['replay']:,.0f} calls/s beside decide() alone {n3 / CPU['decide']:,.0f} calls/s"
-        )
-        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
-            json.dump(subset(root, args.calls // 10, per_file), fh)
-            tenth = fh.name
-        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
-            json.dump(everything, fh)
-            whole = fh.name
-        small, big = peak_rss_mib(tenth), peak_rss_mib(whole)
-        print(f"5. peak RSS of step 2:      {small:.0f} MiB on 10% of the input, {big:.0f} MiB on 100%")
-        os.unlink(tenth)
-        os.unlink(whole)
-        if not args.skip_dask:
-            n5, dt5 = full_replay(part, POLICY, "dask", 1)
-            n6, dt6 = full_replay(part, POLICY, "dask", args.workers)
-            assert n5 == n6 == n4
+        for tool, (n, cpu, distinct) in sorted(d["by_tool"].items(), key=lambda kv: -kv[1][1]):
             print(
-                f"6. dask, 1 worker:          {n5 / dt5:>10,.0f} calls/s  ({dt5:.1f} s incl. cluster start)"
+                f"     {tool:<18} {n:>8,} calls ({distinct:>7,} distinct) {cpu / n * 1e6:6.1f} µs per call,"
+                f" {cpu / d['cpu'] * 100:4.1f}% of decide time"
+            )
+        print(
+            f"   => bound per core:     {_rate(1, own + d['cpu'] / d['calls'])} calls/s (1 / (own work + decide))"
+        )
+        f = run_step("replay", everything)
+        per_call = f["cpu"] / f["calls"]
+        verdict = "meets" if f["calls"] / f["cpu"] >= TARGET_PER_CORE else "misses"
+        print(
+            f"4. full replay (1 proc):  {_rate(f['calls'], f['cpu'])} calls/s per core ({verdict} the"
+            f" {TARGET_PER_CORE:,} target; wall {_rate(f['calls'], f['wall']).strip()}/s, {f['wall']:.0f} s), {_load()}"
+        )
+        print(
+            f"   split per call:        {per_call * 1e6:.1f} µs = {own * 1e6:.1f} µs replay's own (step 2)"
+            f" + {(per_call - own) * 1e6:.1f} µs decide() ({(per_call - own) / per_call * 100:.0f}%)"
+        )
+        tenth = run_step("replay", subset(root, args.calls // 10))
+        print(
+            f"5. peak RSS of the replay: {tenth['peak_rss_mib']:.0f} MiB on 10% of the input,"
+            f" {f['peak_rss_mib']:.0f} MiB on 100%"
+        )
+        if not args.skip_dask:
+            part = subset(root, args.dask_calls) if args.dask_calls else everything
+            free_before = cores_free(args.workers)
+            one = run_step("dask", part, "--workers", "1")
+            many = run_step("dask", part, "--workers", str(args.workers))
+            free_after = cores_free(args.workers)
+            if args.dask_calls == 0 and not one["calls"] == many["calls"] == f["calls"]:
+                raise SystemExit(f"dask counts differ: {one['calls']} / {many['calls']} / {f['calls']}")
+            if one["decisions"] != many["decisions"]:
+                raise SystemExit(f"dask decisions differ: {one['decisions']} / {many['decisions']}")
+            print(
+                f"6. dask, 1 worker:        {_rate(one['calls'], one['wall'])} calls/s wall"
+                f" ({one['wall']:.1f} s; cluster start {one['cluster_start']:.1f} s apart;"
+                f" {one['calls'] / one['worker_cpu']:,.0f} calls per worker CPU-second), {_load()}"
             )
             print(
-                f"   dask, {args.workers} workers:         {n6 / dt6:>10,.0f} calls/s  ({dt6:.1f} s): speed-up x{dt5 / dt6:.2f} over 1 worker, x{dt4 / dt6:.2f} over local"
+                f"   dask, {args.workers} workers:       {_rate(many['calls'], many['wall'])} calls/s wall"
+                f" ({many['wall']:.1f} s, {many['partitions']} partitions; {many['calls'] / many['worker_cpu']:,.0f} calls"
+                f" per worker CPU-second, CPU s by worker {' + '.join(map(str, many['per_worker_cpu']))},"
+                f" {many['worker_cpu'] / many['wall']:.2f} cores busy):"
+                f" speed-up x{one['wall'] / many['wall']:.2f}, {_load()}"
+            )
+            print(
+                f"   yardstick: {args.workers} busy-loop processes got {free_before:.2f} cores together before"
+                f" the Dask runs and {free_after:.2f} after (the most a speed-up can be on this machine now)"
             )
     finally:
         if not args.keep and not args.dir:

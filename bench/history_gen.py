@@ -5,7 +5,9 @@ The lines are the real ones the agents wrote (`tests/fixtures/replay/`, cut from
 line and its real result line with new ids, times and arguments, and every few calls one of the
 real bookkeeping lines (attachments, API request records, token counts) is repeated, so the mix of
 lines a reader must skip is realistic. Calls are drawn from a vocabulary of everyday commands,
-file reads and edits and fetches, numbered so that almost every call is distinct.
+file reads and edits and fetches, with numbered arguments: nearly every read and edit path is
+distinct, while shell commands repeat the way real ones do (`git status`; measured on 200,000
+calls: about 3.5% of the shell commands distinct, 93% of the paths).
 
 `generate(directory, calls)` writes about 70% Claude Code transcripts, 20% Codex rollouts and
 10% Gemini chat logs, `calls_per_session` calls per file, spread over 30 days; it returns the

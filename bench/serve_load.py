@@ -1,21 +1,32 @@
 """Load generator for `policy serve`: decisions/s and p50/p99 latency over loopback, beside
 in-process `Engine.decide()` on the same calls, in the same run.
 
-    python bench/serve_load.py                       # the default table (about a minute)
+    python bench/serve_load.py                       # the default table (about two minutes)
     python bench/serve_load.py --rules 1000 --concurrency 1 16 64 --workers 1 2 --seconds 3
-    python bench/serve_load.py --endpoint hook --json results.json
+    python bench/serve_load.py --endpoint hook --generator wrk --json results.json
 
 It writes a policy of `--rules` rules (Claude Code profile: shell, path, URL and MCP rules),
 builds `--calls` distinct calls with their in-process decisions, times decide() in-process,
 then for each worker count starts a real `policy serve --workers N` on a free loopback port and,
-for each concurrency C, keeps C keep-alive connections busy for `--seconds` (after a short
-warm-up). Every answer is checked against the in-process decision: a wrong or failed answer is
-counted and reported (and makes the exit status 1). Latency is measured by the client, from
-sending a request to reading its whole answer. Everything is bounded: each cell stops after
-`--seconds` or `--max-requests`, the server is stopped at the end (also on Ctrl-C).
+for each concurrency C and each load generator, keeps C keep-alive connections busy for
+`--seconds` (after a short warm-up). Every answer is checked against the in-process decision: a
+wrong or failed answer is counted and reported (and makes the exit status 1). Everything is
+bounded: each cell stops after `--seconds` (or `--max-requests` for the Python client), the
+server is stopped at the end (also on Ctrl-C).
 
-The client shares the machine's cores with the server; `--client-procs` spreads it over
-several processes. Numbers are what this machine gives now: compare rows within one run.
+Two load generators, one after the other against the same server (`--generator`):
+* `python`: asyncio (uvloop when installed) in this process (`--client-procs` spreads it over
+  several); latency from sending a request to reading its whole answer.
+* `wrk` (Debian's `wrk`, C, epoll; `apt-get install wrk`): one thread per connection, so each
+  thread's answers come back in the order it sent its requests and a Lua script checks every
+  answer against the in-process decision of the call it sent (distinct calls cycled as above).
+  Skipped, with a note, when `wrk` is not on PATH.
+
+Besides latency each cell shows the CPU time used per decision by the server (every process of
+`policy serve`, from /proc) and by the load generator: on a 2-core machine the two share the cores
+(and, here, other jobs), so a closed-loop client's p50 at concurrency C is about C times the CPU
+both spend per request divided by the cores they get. Numbers are what this machine gives now:
+compare rows within one run.
 """
 
 from __future__ import annotations
@@ -27,6 +38,8 @@ import multiprocessing
 import os
 import random
 import re
+import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -116,25 +129,64 @@ class Cell:
     label: str
     workers: int | None
     concurrency: int | None
+    generator: str = "-"
     latencies_ns: list[int] = field(default_factory=list)
     seconds: float = 0.0
     errors: int = 0
     wrong: int = 0
+    requests: int | None = None  # when the generator reports counts and percentiles, not latencies
+    p50_ns: int | None = None
+    p99_ns: int | None = None
+    server_cpu_s: float | None = None
+    client_cpu_s: float | None = None
 
     def row(self) -> dict[str, Any]:
         lat = sorted(self.latencies_ns)
-        n = len(lat)
+        n = len(lat) if self.requests is None else self.requests
+        p50 = self.p50_ns if self.p50_ns is not None else (lat[n // 2] if lat else None)
+        p99 = self.p99_ns if self.p99_ns is not None else (lat[min(n - 1, int(n * 0.99))] if lat else None)
         return {
             "what": self.label,
+            "generator": self.generator,
             "workers": self.workers,
             "concurrency": self.concurrency,
             "requests": n,
             "decisions_per_s": round(n / self.seconds) if self.seconds else 0,
-            "p50_ms": round(lat[n // 2] / 1e6, 3) if n else None,
-            "p99_ms": round(lat[min(n - 1, int(n * 0.99))] / 1e6, 3) if n else None,
+            "p50_ms": round(p50 / 1e6, 3) if p50 is not None else None,
+            "p99_ms": round(p99 / 1e6, 3) if p99 is not None else None,
+            "server_cpu_us": _per(self.server_cpu_s, n),
+            "client_cpu_us": _per(self.client_cpu_s, n),
             "errors": self.errors,
             "wrong": self.wrong,
         }
+
+
+def _per(cpu_seconds: float | None, requests: int) -> float | None:
+    return round(cpu_seconds / requests * 1e6, 1) if cpu_seconds is not None and requests else None
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """User + system CPU time of process `root` and all its descendants so far (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    stats: dict[int, list[str]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        stats[int(entry)] = fields
+        children.setdefault(int(fields[1]), []).append(int(entry))
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        fields = stats.get(pid)
+        if fields is not None:
+            total += int(fields[11]) + int(fields[12])  # utime, stime (clock ticks)
+        todo += children.get(pid, [])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def in_process(policy_path: Path, calls: list[dict[str, Any]], seconds: float) -> tuple[Cell, list[str]]:
@@ -143,6 +195,7 @@ def in_process(policy_path: Path, calls: list[dict[str, Any]], seconds: float) -
     engine = Engine(load_policy(policy_path), hooks=False)
     expected = [engine.decide(c["tool"], c["args"], context=c["context"]).decision for c in calls]
     cell = Cell("in-process decide()", None, 1)
+    cpu0 = time.process_time()
     deadline = time.perf_counter() + seconds
     started = time.perf_counter()
     i = 0
@@ -153,6 +206,7 @@ def in_process(policy_path: Path, calls: list[dict[str, Any]], seconds: float) -
         cell.latencies_ns.append(time.perf_counter_ns() - t0)
         i += 1
     cell.seconds = time.perf_counter() - started
+    cell.client_cpu_s = time.process_time() - cpu0
     return cell, expected
 
 
@@ -234,7 +288,9 @@ def client_process(args: tuple[Any, ...]) -> dict[str, Any]:
         uvloop.install()
     except ImportError:
         pass
-    return asyncio.run(run_connections(*args))
+    cpu0 = time.process_time()
+    result = asyncio.run(run_connections(*args))
+    return {**result, "cpu": time.process_time() - cpu0}
 
 
 # -- the server ----------------------------------------------------------------------------------------
@@ -296,6 +352,7 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
 
 
 def load_cell(
+    server: subprocess.Popen[bytes],
     port: int,
     requests: list[bytes],
     expected: list[str],
@@ -314,19 +371,121 @@ def load_cell(
     ]
     if procs == 1:
         client_process(warm[0])
+        server_cpu = tree_cpu_seconds(server.pid)
         results = [client_process(jobs[0])]
     else:
         with multiprocessing.get_context("spawn").Pool(procs) as pool:
             pool.map(client_process, warm)
+            server_cpu = tree_cpu_seconds(server.pid)
             results = pool.map(client_process, jobs)
-    cell = Cell(
-        f"policy serve /v1/{'hooks/claude-code' if endpoint == 'hook' else 'decide'}", workers, concurrency
-    )
+    server_cpu = tree_cpu_seconds(server.pid) - server_cpu
+    cell = Cell(_label(endpoint), workers, concurrency, "python")
     for result in results:
         cell.latencies_ns += result["latencies"]
         cell.errors += result["errors"]
         cell.wrong += result["wrong"]
     cell.seconds = max(r["seconds"] for r in results)
+    cell.server_cpu_s = server_cpu
+    cell.client_cpu_s = sum(r["cpu"] for r in results)
+    return cell
+
+
+def _label(endpoint: str) -> str:
+    return f"policy serve /v1/{'hooks/claude-code' if endpoint == 'hook' else 'decide'}"
+
+
+# -- wrk: the C load generator ---------------------------------------------------------------------------
+WRK_SCRIPT = r"""
+-- toolpolicy bench: distinct calls, every answer checked (one connection per thread: in order)
+local bodies, expected = {}, {}
+for line in io.lines(os.getenv("TOOLPOLICY_CALLS")) do
+  local decision, body = line:match("^(%a+)\t(.*)$")
+  bodies[#bodies + 1] = body
+  expected[#expected + 1] = decision
+end
+local path, pattern = os.getenv("TOOLPOLICY_PATH"), os.getenv("TOOLPOLICY_PATTERN")
+local stride = tonumber(os.getenv("TOOLPOLICY_THREADS"))
+local headers = {["Content-Type"] = "application/json"}
+local threads = {}
+function setup(thread)
+  thread:set("offset", #threads)
+  table.insert(threads, thread)
+end
+local i, pending = 0, 1
+checked, wrong, bad = 0, 0, 0
+function init(args) i = offset end
+function request()
+  pending = (i % #bodies) + 1
+  i = i + stride
+  return wrk.format("POST", path, headers, bodies[pending])
+end
+function response(status, hdrs, body)
+  checked = checked + 1
+  if status ~= 200 then bad = bad + 1
+  elseif body:match(pattern) ~= expected[pending] then wrong = wrong + 1 end
+end
+function done(summary, latency, requests)
+  local c, w, b = 0, 0, 0
+  for _, t in ipairs(threads) do c = c + t:get("checked"); w = w + t:get("wrong"); b = b + t:get("bad") end
+  local e = summary.errors
+  io.write(string.format("TOOLPOLICY requests=%d checked=%d wrong=%d bad=%d errors=%d p50_us=%d p99_us=%d us=%d\n",
+    summary.requests, c, w, b, e.connect + e.read + e.write + e.timeout, latency:percentile(50),
+    latency:percentile(99), summary.duration))
+end
+"""
+WRK_PATTERN = {"decide": '^{"decision"%s*:%s*"(%a+)"', "hook": '"permissionDecision"%s*:%s*"(%a+)"'}
+WRK_RESULT = re.compile(r"TOOLPOLICY ((?:\w+=\d+ ?)+)")
+
+
+def wrk_files(tmp: Path, calls: list[bytes], expected: list[str]) -> tuple[Path, Path]:
+    script, table = tmp / "check.lua", tmp / "calls.tsv"
+    script.write_text(WRK_SCRIPT)
+    with table.open("w") as out:
+        for body, decision in zip(calls, expected, strict=True):
+            out.write(f"{decision}\t{body.decode()}\n")  # json.dumps: no raw tab or newline inside
+    return script, table
+
+
+def wrk_cell(
+    server: subprocess.Popen[bytes],
+    port: int,
+    files: tuple[Path, Path],
+    endpoint: str,
+    workers: int,
+    concurrency: int,
+    opts: argparse.Namespace,
+) -> Cell:
+    """One cell driven by wrk: `concurrency` threads of one keep-alive connection each."""
+    script, table = files
+    path = "/v1/hooks/claude-code" if endpoint == "hook" else "/v1/decide"
+    env = {**os.environ, "TOOLPOLICY_CALLS": str(table), "TOOLPOLICY_PATH": path,
+           "TOOLPOLICY_PATTERN": WRK_PATTERN[endpoint], "TOOLPOLICY_THREADS": str(concurrency)}  # fmt: skip
+    seconds = max(1, round(opts.seconds))
+
+    def run(duration: int) -> str:
+        argv = ["wrk", f"-t{concurrency}", f"-c{concurrency}", f"-d{duration}s", "--timeout", "10s",
+                "-s", str(script), f"http://127.0.0.1:{port}{path}"]  # fmt: skip
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=duration + 60)
+        return done.stdout + done.stderr
+
+    run(1)  # warm-up
+    server_cpu, client = tree_cpu_seconds(server.pid), resource.getrusage(resource.RUSAGE_CHILDREN)
+    output = run(seconds)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cell = Cell(_label(endpoint), workers, concurrency, "wrk")
+    cell.server_cpu_s = tree_cpu_seconds(server.pid) - server_cpu
+    cell.client_cpu_s = (after.ru_utime - client.ru_utime) + (after.ru_stime - client.ru_stime)
+    match = WRK_RESULT.search(output)
+    if match is None:
+        cell.errors = 1
+        print(f"wrk gave no result: {output.strip()[-300:]}", file=sys.stderr)
+        return cell
+    got = {k: int(v) for k, v in (item.split("=") for item in match.group(1).split())}
+    cell.requests = got["requests"]
+    cell.seconds = got["us"] / 1e6
+    cell.p50_ns, cell.p99_ns = got["p50_us"] * 1000, got["p99_us"] * 1000
+    cell.wrong = got["wrong"]
+    cell.errors = got["bad"] + got["errors"] + (got["requests"] - got["checked"])
     return cell
 
 
@@ -368,7 +527,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--max-requests", type=int, default=200_000, help="requests per cell at most (default 200000)"
     )
-    parser.add_argument("--client-procs", type=int, default=1, help="load-generator processes (default 1)")
+    parser.add_argument(
+        "--client-procs", type=int, default=1, help="Python load-generator processes (default 1)"
+    )
+    parser.add_argument(
+        "--generator",
+        choices=["python", "wrk"],
+        nargs="+",
+        default=["python", "wrk"],
+        help="load generators, each in turn on every cell (default: python wrk)",
+    )
     parser.add_argument(
         "--endpoint",
         choices=["decide", "hook"],
@@ -388,17 +556,35 @@ def main(argv: list[str] | None = None) -> int:
         print(f"decisions in the call mix: {mix}", flush=True)
         rows = [baseline.row()]
         print(_format(rows[-1]), flush=True)
+        call_bodies = bodies(calls, opts.endpoint)
         requests = [request_bytes("/v1/hooks/claude-code" if opts.endpoint == "hook" else "/v1/decide", b, None)
-                    for b in bodies(calls, opts.endpoint)]  # fmt: skip
+                    for b in call_bodies]  # fmt: skip
+        generators = list(dict.fromkeys(opts.generator))
+        if "wrk" in generators and shutil.which("wrk") is None:
+            print(
+                "wrk is not on PATH (Debian: apt-get install wrk): the C load generator is skipped",
+                flush=True,
+            )
+            generators.remove("wrk")
+        files = wrk_files(Path(tmp), call_bodies, expected)
+        load = os.getloadavg()
         for workers in opts.workers:
             proc, port = start_server(policy, workers)
             try:
                 for concurrency in opts.concurrency:
-                    cell = load_cell(port, requests, expected, opts.endpoint, workers, concurrency, opts)
-                    rows.append(cell.row())
-                    print(_format(rows[-1]), flush=True)
+                    for generator in generators:
+                        if generator == "wrk":
+                            cell = wrk_cell(proc, port, files, opts.endpoint, workers, concurrency, opts)
+                        else:
+                            cell = load_cell(
+                                proc, port, requests, expected, opts.endpoint, workers, concurrency, opts
+                            )
+                        rows.append(cell.row())
+                        print(_format(rows[-1]), flush=True)
             finally:
                 stop_server(proc)
+        end_load = os.getloadavg()
+        print(f"\nload average (1 min) before / after the served cells: {load[0]:.2f} / {end_load[0]:.2f}")
     print()
     print(_table(rows))
     if opts.json_out:
@@ -410,21 +596,27 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _format(row: dict[str, Any]) -> str:
+    p50 = f"{row['p50_ms']:.3f}" if row["p50_ms"] is not None else "-"
+    p99 = f"{row['p99_ms']:.3f}" if row["p99_ms"] is not None else "-"
     return (
-        f"{row['what']:<34} workers={row['workers'] or '-':<2} c={row['concurrency']:<3} "
-        f"{row['decisions_per_s']:>8} decisions/s  p50 {row['p50_ms']:.3f} ms  p99 {row['p99_ms']:.3f} ms  "
+        f"{row['what']:<34} {row['generator']:<6} workers={row['workers'] or '-':<2} c={row['concurrency']:<3} "
+        f"{row['decisions_per_s']:>8} decisions/s  p50 {p50} ms  p99 {p99} ms  "
+        f"cpu/decision: server {row['server_cpu_us'] or '-'} µs, client {row['client_cpu_us'] or '-'} µs  "
         f"({row['requests']} requests, {row['errors']} errors, {row['wrong']} wrong)"
     )
 
 
 def _table(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "| what | workers | concurrency | decisions/s | p50 ms | p99 ms | errors+wrong |",
-        "|---|---|---|---|---|---|---|",
+        "| what | generator | workers | concurrency | decisions/s | p50 ms | p99 ms "
+        "| server CPU µs/decision | client CPU µs/decision | errors+wrong |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
-            f"| {r['what']} | {r['workers'] or '-'} | {r['concurrency']} | {r['decisions_per_s']} | {r['p50_ms']} | {r['p99_ms']} | {r['errors'] + r['wrong']} |"
+            f"| {r['what']} | {r['generator']} | {r['workers'] or '-'} | {r['concurrency']} | {r['decisions_per_s']} "
+            f"| {r['p50_ms']} | {r['p99_ms']} | {r['server_cpu_us'] or '-'} | {r['client_cpu_us'] or '-'} "
+            f"| {r['errors'] + r['wrong']} |"
         )
     return "\n".join(lines)
 

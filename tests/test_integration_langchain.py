@@ -4,15 +4,18 @@ OpenAI-compatible model on 127.0.0.1; both the `ToolNode` wrapper and the tool w
 
 from __future__ import annotations
 
+import asyncio
 import warnings
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 
 pytest.importorskip("langgraph.prebuilt", reason="the langchain extra is not installed")
 pytest.importorskip("langchain_openai", reason="the test extra (langchain-openai) is not installed")
 
-from langchain_core.tools import tool  # noqa: E402
+from langchain_core.callbacks import BaseCallbackHandler  # noqa: E402
+from langchain_core.runnables import RunnableConfig  # noqa: E402
+from langchain_core.tools import InjectedToolCallId, tool  # noqa: E402
 from langchain_openai import ChatOpenAI  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 from langgraph.prebuilt import ToolNode, create_react_agent  # noqa: E402
@@ -150,3 +153,81 @@ def test_the_langchain_profile_decides_community_tool_names(server: OpenAIServer
         server.script(Reply(tool_calls=(ToolCall("read_file", {"file_path": path}),)), Reply("done"))
         agent.invoke({"messages": [("user", "read it")]})
     assert opened == ["src/app.py"]  # `config/../.env` is the path `.env`: denied, never opened
+
+
+class _ToolRuns(BaseCallbackHandler):
+    """Records every tool run the callbacks see: (event, tool name, run id, parent run id)."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str, Any, Any]] = []
+
+    def on_tool_start(
+        self, serialized: Any, input_str: str, *, run_id: Any, parent_run_id: Any = None, **kw: Any
+    ) -> None:
+        self.events.append(("start", serialized.get("name"), run_id, parent_run_id))
+
+    def on_tool_end(self, output: Any, *, run_id: Any, parent_run_id: Any = None, **kw: Any) -> None:
+        self.events.append(("end", kw.get("name"), run_id, parent_run_id))
+
+    def on_tool_error(
+        self, error: BaseException, *, run_id: Any, parent_run_id: Any = None, **kw: Any
+    ) -> None:
+        self.events.append(("error", type(error).__name__, run_id, parent_run_id))
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+def test_a_guarded_call_is_one_tool_run_and_the_body_gets_the_callers_config(use_async: bool) -> None:
+    seen: list[Any] = []
+
+    @tool
+    def write_note(path: str, text: str, config: RunnableConfig) -> str:
+        """Write a note."""
+        seen.append((path, config.get("tags"), config.get("metadata", {}).get("team")))
+        return f"wrote {path}"
+
+    runs = _ToolRuns()
+    guarded = guard_tool(write_note, engine())
+    config: Any = {"callbacks": [runs], "tags": ["t1"], "metadata": {"team": "infra"}}
+    call = {"path": "notes/a.md", "text": "hi"}
+    out = asyncio.run(guarded.ainvoke(call, config)) if use_async else guarded.invoke(call, config)
+    assert out == "wrote notes/a.md"
+    assert seen == [("notes/a.md", ["t1"], "infra")]
+    # one tool run (the guarded tool's), not the wrapped tool's invoke nested inside it
+    assert [(e, n) for e, n, _, _ in runs.events] == [("start", "write_note"), ("end", "write_note")]
+    denied = {"path": "notes/private.md", "text": "x"}
+    out = asyncio.run(guarded.ainvoke(denied, config)) if use_async else guarded.invoke(denied, config)
+    assert out.startswith("toolpolicy (deny)") and len(seen) == 1
+
+
+def test_a_guarded_tool_keeps_artifacts_injected_arguments_and_tags() -> None:
+    decided: list[Any] = []
+
+    class Spy:
+        hooks_enabled = False
+
+        def decide(self, tool_name: str, args: Any, **kw: Any) -> Any:
+            decided.append(args)
+            return engine().decide(tool_name, args, **kw)
+
+    @tool(response_format="content_and_artifact")
+    def write_note(path: str, text: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> tuple[str, Any]:
+        """Write a note."""
+        return f"wrote {path}", {"call": tool_call_id}
+
+    write_note.tags = ["notes"]
+    guarded = guard_tool(write_note, Spy())
+    assert guarded.tags == ["notes"] and guarded.tool_call_schema.model_json_schema() == (
+        write_note.tool_call_schema.model_json_schema()
+    )
+    message = guarded.invoke(
+        {
+            "name": "write_note",
+            "args": {"path": "notes/a.md", "text": "hi"},
+            "id": "call-7",
+            "type": "tool_call",
+        }
+    )
+    assert message.content == "wrote notes/a.md" and message.artifact == {"call": "call-7"}
+    assert decided == [
+        {"path": "notes/a.md", "text": "hi"}
+    ]  # the injected id is not the model's: not decided

@@ -178,6 +178,10 @@ BAD_REQUESTS = [
     ("calls not a list", "/v1/decide/batch", b'{"calls": {}}', JSON, 400, "bad_batch"),
     ("unknown protocol", "/v1/hooks/vscode", b"{}", JSON, 404, "unknown_protocol"),
     ("no such path", "/v2/decide", b"{}", JSON, 404, "not_found"),
+    # beside the two routes answered without Starlette's router: the router's own answers
+    ("no protocol", "/v1/hooks/", b"{}", JSON, 404, "not_found"),
+    ("a path below a protocol", "/v1/hooks/claude-code/x", b"{}", JSON, 404, "not_found"),
+    ("below decide", "/v1/decide/x", b"{}", JSON, 404, "not_found"),
 ]
 
 
@@ -197,8 +201,9 @@ def test_bad_requests_get_json_errors(
 
 
 def test_wrong_method_is_a_json_405(server: ServeProcess) -> None:
-    status, data = server.get_json("/v1/decide")
-    assert status == 405 and data["error"]["code"] == "method_not_allowed"
+    for path in ("/v1/decide", "/v1/hooks/claude-code"):
+        status, data = server.get_json(path)
+        assert status == 405 and data["error"]["code"] == "method_not_allowed"
 
 
 def test_a_batch_over_the_limit_is_refused(server: ServeProcess) -> None:

@@ -107,6 +107,8 @@ def map_call(call: RecordedCall, profile: str) -> list[RecordedCall]:
     if target is None or (call.agent == profile and op != "shell"):
         return [call]
     tool, target_key = target
+    if tool == call.tool and target_key == key and not isinstance(call.args.get(key), list):
+        return [call]  # already the profile's spelling (a Claude Code `Bash` under claude-code, ...)
     args = dict(call.args)
     value = args.pop(key, None)
     if op == "shell" and isinstance(value, list) and profile not in _ARGV_SHELLS:

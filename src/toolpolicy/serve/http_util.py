@@ -39,9 +39,12 @@ class Problem(Exception):
         return {"error": {"status": self.status, "code": self.code, "message": self.message}}
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)  # built once
+
+
 def dumps(obj: Any) -> bytes:
     """Compact JSON, UTF-8; values JSON cannot hold are written as strings."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+    return _ENCODER.encode(obj).encode("utf-8")
 
 
 def json_response(obj: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:

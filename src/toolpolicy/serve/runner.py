@@ -82,6 +82,7 @@ def _config(app: Any, **extra: Any) -> Any:
         app,
         lifespan="on",
         access_log=False,
+        proxy_headers=False,  # nothing reads the client address: skip the per-request header rewrite
         log_level="warning",
         server_header=False,
         date_header=False,

@@ -37,6 +37,8 @@ class ClaudeCodeTranscript:
         if not isinstance(content, list):
             return ()
         out: list[RecordedCall | Skipped] = []
+        shared: dict[str, Any] | None = None  # what every call of this record shares
+        session = timestamp = None
         for block in content:
             if not isinstance(block, dict) or block.get("type") != "tool_use":
                 continue
@@ -44,26 +46,21 @@ class ClaudeCodeTranscript:
             if name is None:
                 out.append(Skipped(where, BAD_CALL, "a `tool_use` block without a `name`"))
                 continue
-            session = text_or_none(obj.get("sessionId"))
-            context: dict[str, Any] = {"agent": AGENT, "hook_event_name": "PreToolUse"}
-            cwd = text_or_none(obj.get("cwd"))
-            if cwd:
-                context["cwd"] = cwd
-            if session:
-                context["session_id"] = session
+            if shared is None:
+                session = text_or_none(obj.get("sessionId"))
+                timestamp = text_or_none(obj.get("timestamp"))
+                shared = {"agent": AGENT, "hook_event_name": "PreToolUse"}
+                cwd = text_or_none(obj.get("cwd"))
+                if cwd:
+                    shared["cwd"] = cwd
+                if session:
+                    shared["session_id"] = session
+            context = shared.copy()
             call_id = text_or_none(block.get("id"))
             if call_id:
                 context["tool_use_id"] = call_id
             args = block.get("input")
             out.append(
-                RecordedCall(
-                    name,
-                    {} if args is None else args,
-                    where,
-                    AGENT,
-                    context,
-                    text_or_none(obj.get("timestamp")),
-                    session,
-                )
+                RecordedCall(name, {} if args is None else args, where, AGENT, context, timestamp, session)
             )
         return out
