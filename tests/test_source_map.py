@@ -253,3 +253,18 @@ def test_a_planted_report_runs_nothing(policy_dir: Path, tmp_path: Path) -> None
     with pytest.raises(pickle.UnpicklingError):
         planted.source_map  # noqa: B018 - the access is the test
     assert not target.exists()
+
+
+def test_the_report_pickles_the_same_under_dask(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dask (through tblib) registers a reduction for every exception class, process-wide; the
+    report's warnings must still pickle as themselves, or the worker could not read them."""
+    import copyreg
+
+    def elsewhere(exc: BaseException) -> tuple[object, tuple[str]]:
+        return (str, (str(exc),))  # names a callable the report's unpickler refuses
+
+    monkeypatch.setitem(copyreg.dispatch_table, PolicyError, elsewhere)
+    text = 'version: 1\nprofile: claude-code\npermissions:\n  allow: ["Bash(timeout:*)"]\n'
+    policy = load_policy(text=text, name="p.yaml")
+    (kept,) = pickle.loads(pickle.dumps(policy)).warnings
+    assert isinstance(kept, PolicyError) and kept.code == "policy_shell_param"

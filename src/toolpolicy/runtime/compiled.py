@@ -225,13 +225,9 @@ class CompiledPolicy:
         return value
 
     def __getstate__(self) -> dict[str, Any]:
-        import pickle
-
         state = {k: getattr(self, k) for k in self.__slots__ if not k.startswith("_")}
         report = self._report
-        state["report"] = (
-            report if isinstance(report, bytes) else pickle.dumps(report, pickle.HIGHEST_PROTOCOL)
-        )
+        state["report"] = report if isinstance(report, bytes) else _dump_report(report)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -264,6 +260,19 @@ _REPORT_MODULES = frozenset(
         "toolpolicy.vocabulary.enums",
     }
 )
+
+
+def _dump_report(report: tuple[tuple[PolicyTestCase, ...], tuple[PolicyError, ...], SourceMap]) -> bytes:
+    """Pickle the report with the classes' own reductions only: a process-wide registration (Dask
+    installs tblib's for every exception class) would name functions `_load_report` refuses."""
+    import io
+    import pickle
+
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = {}
+    pickler.dump(report)
+    return buffer.getvalue()
 
 
 def _load_report(data: bytes) -> tuple[tuple[PolicyTestCase, ...], tuple[PolicyError, ...], SourceMap]:
