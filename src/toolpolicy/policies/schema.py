@@ -133,7 +133,7 @@ class PolicyTest(_Model):
     mode: ModeName | None = None
 
 
-Role = Literal["data", "read", "write", "script", "code", "command", "at-read", "sed", "awk"]
+Role = Literal["data", "read", "write", "script", "code", "command", "at-read", "sed", "awk", "directory"]
 OperandRole = Literal[
     "data", "read", "write", "output", "script", "code", "command", "subcommand", "at-read", "sed", "awk",
     "data...", "read...", "write...", "output...", "script...", "code...", "at-read...",
@@ -154,7 +154,19 @@ class OptionDecl(_Model):
 
 
 OptionShorthand = Literal[
-    "flag", "value", "optional", "data", "read", "write", "script", "code", "command", "at-read", "sed", "awk"
+    "flag",
+    "value",
+    "optional",
+    "data",
+    "read",
+    "write",
+    "script",
+    "code",
+    "command",
+    "at-read",
+    "sed",
+    "awk",
+    "directory",
 ]
 
 

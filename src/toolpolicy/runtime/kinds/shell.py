@@ -359,6 +359,7 @@ FALLBACK_BRACES = 20_000
 _NO_BASES: tuple[str, ...] = ("",)  # the directories relative paths may be in: "" = the call's cwd
 _MAX_BASES = 8
 _DIR_CHANGERS = frozenset({"cd", "pushd", "popd", "chdir"})
+_CD = Word("cd", "cd", False, False)
 _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 _SOURCE = frozenset({"source", "."})
 _MAX_INNER = 16  # commands run by commands (env sudo xargs rm ...) analysed per unit
@@ -488,6 +489,10 @@ class _Walk:
         if not a.known:
             return n
         name = basename(values[0])
+        for i, cut in a.chdirs:  # `git -C DIR`, `make -C DIR`: relative files are under DIR (too)
+            w = words[i]
+            moved = Word(w.value[cut:], _cut_raw(w.raw, cut) if cut else w.raw, w.dynamic, w.globby)
+            bases = _change_dir(bases, (_CD, moved))
         for i, cut in a.reads:
             facts.reads.extend(_word_targets(words[i], cut, bases))
         for i, cut in a.at_reads:

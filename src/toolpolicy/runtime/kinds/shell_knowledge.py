@@ -51,6 +51,7 @@ ROLES = (
     "command",  # the words from here on are a command the program runs (`env`, `xargs`, `find -exec`)
     "subcommand",  # one of the program's subcommands (see `subcommands`)
     "at-read",  # data, or a file read when it starts with `@` (`curl -d @file`)
+    "directory",  # the directory the program works in (`git -C DIR`, `make -C DIR`, `env --chdir DIR`)
 )
 # What an option or a subcommand makes the command do (beyond its operands' roles).
 EFFECTS = ("write", "exec", "network", "secret", "delete")
@@ -142,6 +143,7 @@ class Analysis(NamedTuple):
     known: bool = False  # the program has a spec
     unknown_write: bool = False  # it writes files it does not name (`tar -x`)
     named_reads: tuple[str, ...] = ()  # files a program text reads by name (sed `r FILE`)
+    chdirs: tuple[tuple[int, int], ...] = ()  # (word index, characters to cut) of directories it works in
 
 
 _EMPTY = Analysis()
@@ -318,6 +320,7 @@ def analyse(words: Sequence[str], table: Table) -> Analysis:
 class _Acc:
     __slots__ = (
         "at_reads",
+        "chdirs",
         "code",
         "commands",
         "dropped",
@@ -344,6 +347,7 @@ class _Acc:
         self.dropped = False
         self.unknown_write = False
         self.named_reads: list[str] = []
+        self.chdirs: list[tuple[int, int]] = []
 
     def result(self, normal: list[int] | None) -> Analysis:
         return Analysis(
@@ -360,6 +364,7 @@ class _Acc:
             True,
             self.unknown_write,
             tuple(self.named_reads),
+            tuple(self.chdirs),
         )
 
 
@@ -563,6 +568,8 @@ def _value(acc: _Acc, role: str, idx: int, cut: int, label: str, note: str, text
             acc.notes.append(f"{label} runs a command")
     elif role == "at-read":
         acc.at_reads.append((idx, cut))
+    elif role == "directory":
+        acc.chdirs.append((idx, cut))
     elif role in ("sed", "awk"):
         _program(acc, role, idx, text)
 
