@@ -115,7 +115,7 @@ def _pick(
     units: tuple[Unit | None, ...] = _NO_UNIT
     bests = [-1]
     allow_oks = [True]
-    when = _When(engine, plan, args, context)
+    when = _When(engine, plan, args, context)  # evaluates nothing until a rule with a `when` needs it
     if arg is not None:
         value = args.get(arg)
         if len(plan.primary_keys) > 1 and any(k in args for k in plan.primary_keys if k != arg):
@@ -140,6 +140,25 @@ def _pick(
                 return None
             units = view.units
             single = len(units) == 1
+            if single and not plan.keys and not plan.static_when:  # the common case, straight through
+                unit = units[0]
+                if unit.opaque or unit.fed:
+                    return None  # an ask floor no mode or default lifts: the general way sets it
+                allow_ok = bool(unit.allow_texts)
+                best = -1
+                pset = plan.primary
+                if pset is not None:
+                    hits = pset.match(
+                        unit.allow_texts, unit.deny_texts + view.whole, _unit_texts(view, oversize=False)[0]
+                    )
+                    if hits:
+                        best = _best_hit(plan, hits, allow_ok, unit.exec_capable, when)
+                        if best == -2:
+                            return None  # conditions on several arguments, or an unevaluable `when`
+                static = plan.static_plain_pick[allow_ok]
+                if static is not None and (best < 0 or plan.ranks[static] > plan.ranks[best]):
+                    best = static
+                return [best], [allow_ok], lex, units
             if not single and kind != "shell":
                 return None  # several readings of a path or URL: the general way
             bests = []
