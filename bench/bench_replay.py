@@ -30,6 +30,7 @@ sizes given; the temp dir is removed at the end unless `--keep` or `--dir`.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -111,18 +112,19 @@ def step_overhead(paths: list[str]) -> dict[str, Any]:
     decisions = _stub_decisions()
     n = len(decisions)
     total = Summary()
+    summariser = Summariser(policy, total)
+    i = 0
     cpu, wall = time.process_time(), time.perf_counter()
     for part in plan.partitions:
         for piece in part:
-            summary = Summary()
-            summariser = Summariser(policy, summary)
             for item in read_piece(piece):
                 if type(item) is RecordedCall:
                     for call in map_call(item, policy.profile):
-                        summariser.add(call, decisions[summary.calls % n])
+                        i += 1
+                        summariser.add(call, decisions[i % n])
                 else:
-                    summary.skip(item)  # type: ignore[arg-type]
-            total.merge(summary)
+                    total.skip(item)  # type: ignore[arg-type]
+            summariser.flush()
     return _done(total.calls, cpu, wall)
 
 
@@ -160,16 +162,48 @@ def step_decide(paths: list[str], limit: int) -> dict[str, Any]:
     return result
 
 
-def step_replay(paths: list[str]) -> dict[str, Any]:
-    from toolpolicy.replay.run import ReplayOptions, run_local
+def step_replay(paths: list[str], memo: bool) -> dict[str, Any]:
+    """What `run_local` does (one `Replayer` over every piece), with the memo's counts."""
+    from toolpolicy.replay.render import to_json
+    from toolpolicy.replay.run import Replayer, ReplayOptions
+    from toolpolicy.replay.summary import Summary
 
     policy = _policy()
     plan = _plan(paths)
+    options = ReplayOptions(memo=memo)
     cpu, wall = time.process_time(), time.perf_counter()
-    summary = run_local(plan.partitions, policy, None, ReplayOptions())
+    summary = Summary(examples=options.examples)
+    replayer = Replayer(policy, None, options)
+    for partition in plan.partitions:
+        for piece in partition:
+            replayer.read([piece], summary, None)
     result = _done(summary.calls, cpu, wall)
     result["decisions"] = summary.decisions
+    result["memo"] = [replayer.decider.hits, replayer.decider.lookups]
+    digest = json.dumps(to_json(summary, policy, policy_path="bench.yaml"), sort_keys=True)
+    result["digest"] = hashlib.sha256(digest.encode()).hexdigest()
     return result
+
+
+def step_stats(paths: list[str]) -> dict[str, Any]:
+    """How much the set repeats itself: distinct (tool, arguments) and (tool, arguments, cwd)."""
+    import orjson
+
+    from toolpolicy.replay import read_calls
+    from toolpolicy.replay.records import RecordedCall
+    from toolpolicy.replay.toolmap import map_call
+
+    calls = 0
+    args: set[int] = set()
+    keys: set[int] = set()
+    for item in read_calls(paths):
+        if type(item) is RecordedCall:
+            for call in map_call(item, "claude-code"):
+                calls += 1
+                text = orjson.dumps([call.tool, call.args])
+                args.add(hash(text))
+                keys.add(hash((text, call.context.get("cwd"))))
+    return {"calls": calls, "distinct_args": len(args), "distinct_keys": len(keys)}
 
 
 def step_dask(paths: list[str], workers: int) -> dict[str, Any]:
@@ -303,6 +337,8 @@ def main() -> int:
     ap.add_argument("--dir", default=None, help="generate here (reused when it holds a set of the same size)")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--skip-dask", action="store_true")
+    ap.add_argument("--skip-distinct", action="store_true", help="only the repeating set")
+    ap.add_argument("--no-memo", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--step", help=argparse.SUPPRESS)
     ap.add_argument("--paths", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -314,7 +350,8 @@ def main() -> int:
             "readers": lambda: step_readers(paths),
             "overhead": lambda: step_overhead(paths),
             "decide": lambda: step_decide(paths, args.decide_calls),
-            "replay": lambda: step_replay(paths),
+            "replay": lambda: step_replay(paths, memo=not args.no_memo),
+            "stats": lambda: step_stats(paths),
             "dask": lambda: step_dask(paths, args.workers),
         }
         print(json.dumps(steps[args.step]()))
@@ -323,20 +360,31 @@ def main() -> int:
     import history_gen
 
     root = Path(args.dir or tempfile.mkdtemp(prefix="toolpolicy-replay-bench-"))
-    stamp = root / ".calls"
+    sets = {"repeating": root / "repeating", "distinct": root / "distinct"}
+    if args.skip_distinct:
+        del sets["distinct"]
     t = time.perf_counter()
-    if not (stamp.exists() and stamp.read_text() == str(args.calls)):
-        shutil.rmtree(root, ignore_errors=True)
-        history_gen.generate(root, args.calls, calls_per_session=PER_FILE)
-        stamp.write_text(str(args.calls))
-    files = subset(root, 0)
+    for name, where in sets.items():
+        stamp = where / ".calls"
+        if not (stamp.exists() and stamp.read_text() == str(args.calls)):
+            shutil.rmtree(where, ignore_errors=True)
+            history_gen.generate(where, args.calls, calls_per_session=PER_FILE, distinct=name == "distinct")
+            stamp.write_text(str(args.calls))
+    files = subset(sets["repeating"], 0)
     size = sum(os.path.getsize(f) for f in files)
     print(
-        f"history: {args.calls:,} calls in {len(files):,} files, {size / 1e9:.2f} GB under {root}"
-        f" ({time.perf_counter() - t:.1f} s); {os.cpu_count()} CPUs, {_load()}"
+        f"history: {len(sets)} sets of {args.calls:,} calls, {len(files):,} files and {size / 1e9:.2f} GB each,"
+        f" under {root} ({time.perf_counter() - t:.1f} s); {os.cpu_count()} CPUs, {_load()}"
     )
-    everything = [str(root)]
+    everything = [str(sets["repeating"])]
     try:
+        for name, where in sets.items():
+            st = run_step("stats", [str(where)])
+            print(
+                f"   set {name + ':':<10} {st['calls']:,} calls, {st['distinct_args']:,} distinct (tool, args)"
+                f" ({st['distinct_args'] / st['calls']:.0%}), {st['distinct_keys']:,} distinct (tool, args, cwd)"
+                f" ({st['distinct_keys'] / st['calls']:.0%}: what the decision memo keys on)"
+            )
         r = run_step("readers", everything)
         print(
             f"1. readers alone:         {_rate(r['calls'], r['cpu'])} calls/s per core"
@@ -348,10 +396,12 @@ def main() -> int:
             f"2. readers+map+summary:   {_rate(o['calls'], o['cpu'])} calls/s per core"
             f" = {own * 1e6:.1f} µs per call of replay's own work, {_load()}"
         )
-        d = run_step("decide", subset(root, args.decide_calls), "--decide-calls", str(args.decide_calls))
+        d = run_step(
+            "decide", subset(sets["repeating"], args.decide_calls), "--decide-calls", str(args.decide_calls)
+        )
         print(
             f"3. decide() alone:        {_rate(d['calls'], d['cpu'])} calls/s per core"
-            f" = {d['cpu'] / d['calls'] * 1e6:.1f} µs per call ({d['calls']:,} calls), {_load()}"
+            f" = {d['cpu'] / d['calls'] * 1e6:.1f} µs per call ({d['calls']:,} calls, no memo), {_load()}"
         )
         for tool, (n, cpu, distinct) in sorted(d["by_tool"].items(), key=lambda kv: -kv[1][1]):
             print(
@@ -361,24 +411,35 @@ def main() -> int:
         print(
             f"   => bound per core:     {_rate(1, own + d['cpu'] / d['calls'])} calls/s (1 / (own work + decide))"
         )
-        f = run_step("replay", everything)
+        full: dict[tuple[str, bool], Any] = {}
+        for name, where in sets.items():
+            for memo in (False, True):
+                f = run_step("replay", [str(where)], *([] if memo else ["--no-memo"]))
+                full[name, memo] = f
+                hits, _ = f["memo"]
+                verdict = "meets" if f["calls"] / f["cpu"] >= TARGET_PER_CORE else "misses"
+                label = f"4. full replay, {name}, {'memo' if memo else 'no memo'}:"
+                print(
+                    f"{label:<38}{_rate(f['calls'], f['cpu'])} calls/s per core ({verdict} {TARGET_PER_CORE:,};"
+                    f" {f['cpu'] / f['calls'] * 1e6:.1f} µs per call; wall {_rate(f['calls'], f['wall']).strip()}/s,"
+                    f" {f['wall']:.0f} s; memo hits {hits:,} of {f['calls']:,} calls), {_load()}"
+                )
+            if full[name, True]["digest"] != full[name, False]["digest"]:
+                raise SystemExit(f"the {name} set's summary differs with and without the memo")
+            print(f"   {name}: the summary with the memo is the one without it (sha256 of its JSON equal)")
+        f = full["repeating", True]
         per_call = f["cpu"] / f["calls"]
-        verdict = "meets" if f["calls"] / f["cpu"] >= TARGET_PER_CORE else "misses"
         print(
-            f"4. full replay (1 proc):  {_rate(f['calls'], f['cpu'])} calls/s per core ({verdict} the"
-            f" {TARGET_PER_CORE:,} target; wall {_rate(f['calls'], f['wall']).strip()}/s, {f['wall']:.0f} s), {_load()}"
+            f"   split per call (repeating, memo): {per_call * 1e6:.1f} µs = {own * 1e6:.1f} µs replay's own"
+            f" (step 2) + {(per_call - own) * 1e6:.1f} µs decide() and its memo ({(per_call - own) / per_call * 100:.0f}%)"
         )
-        print(
-            f"   split per call:        {per_call * 1e6:.1f} µs = {own * 1e6:.1f} µs replay's own (step 2)"
-            f" + {(per_call - own) * 1e6:.1f} µs decide() ({(per_call - own) / per_call * 100:.0f}%)"
-        )
-        tenth = run_step("replay", subset(root, args.calls // 10))
+        tenth = run_step("replay", subset(sets["repeating"], args.calls // 10))
         print(
             f"5. peak RSS of the replay: {tenth['peak_rss_mib']:.0f} MiB on 10% of the input,"
             f" {f['peak_rss_mib']:.0f} MiB on 100%"
         )
         if not args.skip_dask:
-            part = subset(root, args.dask_calls) if args.dask_calls else everything
+            part = subset(sets["repeating"], args.dask_calls) if args.dask_calls else everything
             free_before = cores_free(args.workers)
             one = run_step("dask", part, "--workers", "1")
             many = run_step("dask", part, "--workers", str(args.workers))

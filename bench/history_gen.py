@@ -7,7 +7,11 @@ real bookkeeping lines (attachments, API request records, token counts) is repea
 lines a reader must skip is realistic. Calls are drawn from a vocabulary of everyday commands,
 file reads and edits and fetches, with numbered arguments: nearly every read and edit path is
 distinct, while shell commands repeat the way real ones do (`git status`; measured on 200,000
-calls: about 3.5% of the shell commands distinct, 93% of the paths).
+calls: about 3.5% of the shell command texts distinct, 93% of the paths). Claude Code writes a
+model-worded `description` beside each command: it takes one of three wordings per command here,
+so the same command is not always the same call (the decision memo keys on all arguments). With
+`distinct=True` every call's primary argument is made unique (a last word or path part numbered
+by the call): the worst case for every memo (the reader's, the engine's, the replay's).
 
 `generate(directory, calls)` writes about 70% Claude Code transcripts, 20% Codex rollouts and
 10% Gemini chat logs, `calls_per_session` calls per file, spread over 30 days; it returns the
@@ -61,7 +65,7 @@ def _claude_templates() -> tuple[_Template, _Template, list[str]]:
     block = call["message"]["content"][0]
     block["id"] = _S.format("id")
     block["name"] = _S.format("tool")
-    block["input"] = {_S.format("key"): _S.format("value"), "description": "Run the command"}
+    block["input"] = {_S.format("key"): _S.format("value"), "description": _S.format("description")}
     call["sessionId"] = _S.format("session")
     call["cwd"] = _S.format("cwd")
     result = json.loads(json.dumps(result))
@@ -140,26 +144,37 @@ _SHELL: list[Callable[[int], str]] = [
 ]
 
 
-def _claude_call(i: int, cwd: str) -> tuple[str, str, str]:
+_DESCRIPTIONS = ("Run the command", "Check the result of the command", "Run it again")
+
+
+def _shell(i: int, distinct: bool) -> str:
+    command = _SHELL[i % len(_SHELL)](i)
+    return f"{command} u{i}" if distinct else command
+
+
+def _claude_call(i: int, cwd: str, distinct: bool = False) -> tuple[str, str, str]:
     r = i % 20
+    u = f"u{i}/" if distinct else ""
     if r < 12:
-        return "Bash", "command", _SHELL[i % len(_SHELL)](i)
+        return "Bash", "command", _shell(i, distinct)
     if r < 15:
-        return "Read", "file_path", f"{cwd}/src/module{i % 300}/file{i % 17}.py"
+        return "Read", "file_path", f"{cwd}/src/{u}module{i % 300}/file{i % 17}.py"
     if r < 17:
-        return "Edit", "file_path", f"{cwd}/src/module{i % 300}/file{i % 17}.py"
+        return "Edit", "file_path", f"{cwd}/src/{u}module{i % 300}/file{i % 17}.py"
     if r < 18:
-        return "Write", "file_path", f"{cwd}/{'.env' if i % 40 == 0 else f'notes/n{i % 100}.md'}"
+        return "Write", "file_path", f"{cwd}/{u}{'.env' if i % 40 == 0 else f'notes/n{i % 100}.md'}"
     if r < 19:
         return (
             "WebFetch",
             "url",
-            f"https://{'docs.python.org' if i % 3 else 'paste.pastebin.com'}/p/{i % 1000}",
+            f"https://{'docs.python.org' if i % 3 else 'paste.pastebin.com'}/p/{u}{i % 1000}",
         )
-    return "Grep", "path", f"{cwd}/src/pkg{i % 40}"
+    return "Grep", "path", f"{cwd}/src/{u}pkg{i % 40}"
 
 
-def generate(directory: str | os.PathLike[str], calls: int, *, calls_per_session: int = 200) -> int:
+def generate(
+    directory: str | os.PathLike[str], calls: int, *, calls_per_session: int = 200, distinct: bool = False
+) -> int:
     """Write about `calls` calls of history under `directory`; returns the number written."""
     root = Path(directory)
     c_call, c_result, c_noise = _claude_templates()
@@ -190,7 +205,7 @@ def generate(directory: str | os.PathLike[str], calls: int, *, calls_per_session
                 i = written + j
                 ts = _ts(start + step * i)
                 call_id = f"c{i:09d}"
-                tool, key, value = _claude_call(i, cwd)
+                tool, key, value = _claude_call(i, cwd, distinct)
                 if kind < 7:
                     fh.write(
                         c_call.fill(
@@ -200,6 +215,7 @@ def generate(directory: str | os.PathLike[str], calls: int, *, calls_per_session
                             tool=tool,
                             key=key,
                             value=value,
+                            description=_DESCRIPTIONS[(i // len(_SHELL)) % len(_DESCRIPTIONS)],
                             session=session,
                             cwd=cwd,
                         )
@@ -208,7 +224,7 @@ def generate(directory: str | os.PathLike[str], calls: int, *, calls_per_session
                     if j % 4 == 0:
                         fh.write(c_noise[j % len(c_noise)])
                 elif kind < 9:
-                    args = json.dumps({"cmd": _SHELL[i % len(_SHELL)](i)})
+                    args = json.dumps({"cmd": _shell(i, distinct)})
                     fh.write(x_call.fill(ts=ts, arguments=args, id=call_id))
                     fh.write(x_output.fill(ts=ts, id=call_id))
                     fh.write(x_noise[j % len(x_noise)])
@@ -216,7 +232,13 @@ def generate(directory: str | os.PathLike[str], calls: int, *, calls_per_session
                     g_tool, g_key = (
                         ("run_shell_command", "command") if tool == "Bash" else ("read_file", "absolute_path")
                     )
-                    g_value = value if tool == "Bash" else f"{cwd}/src/module{i % 300}/file{i % 17}.py"
+                    g_value = (
+                        value
+                        if tool == "Bash"
+                        else f"{cwd}/src/module{i}/file.py"
+                        if distinct
+                        else (f"{cwd}/src/module{i % 300}/file{i % 17}.py")
+                    )
                     fh.write(
                         g_call.fill(mid=f"m{i:09d}", ts=ts, id=call_id, tool=g_tool, key=g_key, value=g_value)
                     )
@@ -231,5 +253,5 @@ def _ts(when: datetime.datetime) -> str:
     return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
 
 
-if __name__ == "__main__":
-    print(generate(sys.argv[1], int(sys.argv[2])))
+if __name__ == "__main__":  # history_gen.py DIR CALLS [--distinct]
+    print(generate(sys.argv[1], int(sys.argv[2]), distinct="--distinct" in sys.argv[3:]))

@@ -99,6 +99,13 @@ def replay_options(func: Any) -> Any:
             help="a recorded line longer than this is skipped and counted",
         ),
         click.option(
+            "--memo/--no-memo",
+            default=True,
+            show_default=True,
+            help="answer a repeated call from a memo of its decision (only where that is exact: "
+            "no `when` rule, no hook runs; same result either way)",
+        ),
+        click.option(
             "--skip-unknown",
             is_flag=True,
             help="skip (and list) files of an unknown format instead of failing",
@@ -135,6 +142,7 @@ class ReplayRun:
             cwd=o["cwd"],
             max_line_bytes=o["max_line_bytes"],
             examples=examples,
+            memo=o["memo"],
         )
         try:
             plan = make_plan(

@@ -16,26 +16,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from .detect import InputError
-from .formats import registry
+from .formats import loads, registry
 from .lines import DEFAULT_MAX_LINE_BYTES, iter_lines
 from .records import MALFORMED, TOO_LONG, RecordedCall, Skipped, Where
-
-
-def _json_loads() -> Callable[[bytes], Any]:
-    try:
-        import orjson
-
-        return orjson.loads  # type: ignore[no-any-return]
-    except ImportError:  # pragma: no cover - the replay extra installs orjson
-        import json
-
-        return json.loads
-
-
-loads = _json_loads()
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +44,8 @@ def read_piece(
 ) -> Iterator[RecordedCall | Skipped]:
     """Every recorded call and skipped line of one piece, in file order."""
     fmt = registry()[piece.format](piece.path)
-    markers = re.compile(b"|".join(re.escape(m) for m in fmt.markers)).search if fmt.markers else None
+    markers = _marker_test(fmt.markers)
+    fast = getattr(fmt, "line_records", None)  # a format's own reader of a whole line, if it has one
     path = piece.path
     try:
         for lineno, line in iter_lines(
@@ -71,10 +57,15 @@ def read_piece(
             text = line.strip()
             if not text:
                 continue
-            if markers is not None and markers(text) is None:
+            if markers is not None and not markers(text):
                 if text[0] != 0x7B or text[-1] != 0x7D:
                     yield Skipped(Where(path, lineno), MALFORMED, _not_an_object(line))
                 continue
+            if fast is not None:
+                calls = fast(text, Where(path, lineno))
+                if calls is not None:
+                    yield from calls
+                    continue
             try:
                 obj = loads(text)
             except (ValueError, RecursionError) as exc:
@@ -86,6 +77,22 @@ def read_piece(
             yield from fmt.records(obj, Where(path, lineno))
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _marker_test(markers: tuple[bytes, ...]) -> Callable[[bytes], object] | None:
+    """Whether a line holds one of `markers` (a substring test for one marker: faster than a regex)."""
+    if not markers:
+        return None
+    if len(markers) == 1:
+        return _contains(markers[0])
+    return re.compile(b"|".join(re.escape(m) for m in markers)).search
+
+
+def _contains(marker: bytes) -> Callable[[bytes], bool]:
+    def test(text: bytes) -> bool:
+        return marker in text
+
+    return test
 
 
 def _not_an_object(line: bytes) -> str:

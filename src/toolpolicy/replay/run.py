@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .lines import DEFAULT_MAX_LINE_BYTES
+from .memo import Decider
 from .reader import Piece, read_piece
 from .records import RecordedCall, Skipped
 from .summary import WEIGHT, Summariser, Summary
@@ -33,6 +34,7 @@ class ReplayOptions:
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     examples: int = 3
     emit_calls: bool = False  # collect one JSON record per call and skipped line (`--format jsonl`)
+    memo: bool = True  # answer repeated calls from a memo where that is exact (`memo.py`)
 
 
 @dataclass
@@ -44,6 +46,80 @@ class PartitionResult:
     records: list[dict[str, Any]] | None = None
 
 
+class Replayer:
+    """Decides the calls of pieces into a summary: the engines (and their memos) of one run.
+
+    Built once per run (`run_local`) or once per Dask worker process and run (`replay_partition`
+    keeps the last one), so that the engines' lazy indexes and the decision memos outlive a piece.
+    Holds nothing that depends on the pieces read: every piece gives the same counts whichever
+    `Replayer` reads it, and in whichever order.
+    """
+
+    def __init__(self, policy: Any, old: Any, options: ReplayOptions) -> None:
+        self.policy, self.old, self.options = policy, old, options
+        self.decider = Decider(policy, mode=options.mode, hooks=options.hooks, memo=options.memo)
+        self.old_decider = (
+            Decider(old, mode=options.mode, hooks=options.hooks, memo=options.memo)
+            if old is not None
+            else None
+        )
+
+    def read(self, pieces: list[Piece], summary: Summary, emit: Emit | None) -> int:
+        """Decide every call of `pieces` into `summary` (records to `emit`); returns the bytes read."""
+        options = self.options
+        summariser = Summariser(self.policy, summary)
+        add = summariser.add
+        decide = self.decider.decide
+        old_decide = self.old_decider.decide if self.old_decider is not None else None
+        profile = self.policy.profile
+        old_profile = self.old.profile if self.old is not None else profile
+        cwd = options.cwd
+        size = 0
+        for piece in pieces:
+            size += piece.size
+            if piece.start == 0:
+                summary.count_file(piece.format)
+            for item in read_piece(piece, max_line_bytes=options.max_line_bytes):
+                if type(item) is Skipped:
+                    summary.skip(item)
+                    if emit is not None:
+                        emit(_skipped_record(item))
+                    continue
+                assert isinstance(item, RecordedCall)
+                calls = map_call(item, profile)
+                olds = calls if old_profile == profile else map_call(item, old_profile)
+                if len(olds) != len(calls):
+                    olds = calls
+                for call, old_call in zip(calls, olds):
+                    context = call.context
+                    if cwd and "cwd" not in context:
+                        context = {**context, "cwd": cwd}
+                    decision = decide(call.tool, call.args, context)
+                    before = None
+                    if old_decide is not None:
+                        before = old_decide(old_call.tool, old_call.args, context)
+                    add(call, decision, before)
+                    if emit is not None:
+                        emit(_call_record(call, decision, before))
+        summariser.flush()
+        return size
+
+
+_WORKER: list[tuple[Any, Any, ReplayOptions, Replayer]] = []  # this process's last Replayer
+
+
+def _replayer(policy: Any, old: Any, options: ReplayOptions) -> Replayer:
+    """The Replayer of this policy pair and options: kept from the last partition when they are the
+    same objects (a Dask worker gets the shipped policy object again for each of its tasks)."""
+    if _WORKER:
+        kept_policy, kept_old, kept_options, replayer = _WORKER[0]
+        if kept_policy is policy and kept_old is old and kept_options == options:
+            return replayer
+    replayer = Replayer(policy, old, options)
+    _WORKER[:] = [(policy, old, options, replayer)]
+    return replayer
+
+
 def replay_partition(
     pieces: list[Piece],
     policy: Any,
@@ -53,46 +129,12 @@ def replay_partition(
 ) -> PartitionResult:
     """Decide every call of `pieces`; per-call records go to `emit`, or are returned when
     `options.emit_calls` and no `emit` is given (a Dask worker cannot stream them back)."""
-    from ..runtime.engine import Engine
-
-    summary = Summary(examples=options.examples)
-    summariser = Summariser(policy, summary)
-    engine = Engine(policy, mode=options.mode, hooks=options.hooks)
-    old_engine = Engine(old, mode=options.mode, hooks=options.hooks) if old is not None else None
     records: list[dict[str, Any]] | None = None
     if options.emit_calls and emit is None:
         records = []
         emit = records.append
-    profile = policy.profile
-    old_profile = old.profile if old is not None else profile
-    cwd = options.cwd
-    size = 0
-    for piece in pieces:
-        size += piece.size
-        if piece.start == 0:
-            summary.count_file(piece.format)
-        for item in read_piece(piece, max_line_bytes=options.max_line_bytes):
-            if type(item) is Skipped:
-                summary.skip(item)
-                if emit is not None:
-                    emit(_skipped_record(item))
-                continue
-            assert isinstance(item, RecordedCall)
-            calls = map_call(item, profile)
-            olds = calls if old_profile == profile else map_call(item, old_profile)
-            if len(olds) != len(calls):
-                olds = calls
-            for call, old_call in zip(calls, olds):
-                context = call.context
-                if cwd and "cwd" not in context:
-                    context = {**context, "cwd": cwd}
-                decision = engine.decide(call.tool, call.args, context=context)
-                before = None
-                if old_engine is not None:
-                    before = old_engine.decide(old_call.tool, old_call.args, context=context)
-                summariser.add(call, decision, before)
-                if emit is not None:
-                    emit(_call_record(call, decision, before))
+    summary = Summary(examples=options.examples)
+    size = _replayer(policy, old, options).read(pieces, summary, emit)
     return PartitionResult(summary, size, records)
 
 
@@ -107,11 +149,12 @@ def run_local(
 ) -> Summary:
     """Every partition in this process, in order; `progress` gets the bytes of each piece read."""
     total = Summary(examples=options.examples)
+    replayer = Replayer(policy, old, options)
     for partition in partitions:
         for piece in partition:
-            total.merge(replay_partition([piece], policy, old, options, emit).summary)
+            size = replayer.read([piece], total, emit)
             if progress is not None:
-                progress(piece.size)
+                progress(size)
     return total
 
 

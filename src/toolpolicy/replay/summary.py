@@ -29,6 +29,8 @@ WEIGHT = {"allow": 1, "ask": 2, "deny": 3}
 NARROWING, WIDENING = "narrowing", "widening"
 OTHER = "(other)"
 _TEXT_CHARS = 200
+_TALLY_KEYS = 4096  # distinct (decision, source, rule, tool, hour) counted before a flush
+_HEAD_MEMO = 8192  # command heads kept per summariser (emptied when full)
 
 
 class Example(NamedTuple):
@@ -156,48 +158,78 @@ def _add(mine: dict[str, int], other: dict[str, int]) -> None:
 
 
 class Summariser:
-    """Adds decided calls to a `Summary`, reading each call's primary argument through the policy."""
+    """Adds decided calls to a `Summary`, reading each call's primary argument through the policy.
+
+    The plain counts (decisions, sources, rules, tools, the timeline) of a call depend only on
+    `(decision, source, rule, tool, hour)`: `add` counts that tuple, and `flush` (called when a
+    piece is done, and whenever the tally grows past `_TALLY_KEYS`) spreads the tally over the
+    summary's counters: one dictionary update per call instead of six.
+    """
 
     def __init__(self, policy: Any, summary: Summary) -> None:
         self.policy = policy
         self.summary = summary
         self._specs: dict[str, tuple[str | None, str, bool]] = {}
+        self._tally: dict[tuple[str, str, str | None, str, str | None], int] = {}
+        self._heads: dict[tuple[str, str], str] = {}  # (tool, text) -> its command head
 
     def add(self, call: RecordedCall, decision: Any, old: Any = None) -> None:
-        s = self.summary
         verdict = str(decision.decision)
-        index = 0 if verdict == "allow" else 1 if verdict == "ask" else 2
-        s.calls += 1
-        s.decisions[verdict] = s.decisions.get(verdict, 0) + 1
-        source = str(decision.source)
-        s.sources[source] = s.sources.get(source, 0) + 1
-        rule = decision.rule
-        if rule:
-            s.rules[rule] = s.rules.get(rule, 0) + 1
         tool = call.tool
-        counts = s.tools.get(tool)
-        if counts is None:
-            counts = s.tools[tool] = [0, 0, 0]
-            if not self._spec(tool)[2]:
-                s.unknown_tools[tool] = 0
-        counts[index] += 1
-        if tool in s.unknown_tools:
-            s.unknown_tools[tool] += 1
-        hour = _hour(call.timestamp)
-        if hour is None:
-            s.untimed[index] += 1
-        else:
-            bucket = s.timeline.get(hour)
-            if bucket is None:
-                bucket = s.timeline[hour] = [0, 0, 0]
-            bucket[index] += 1
-        if index:
-            text = self.text(call)
-            s._add_head(
-                verdict, (tool, command_head(text, self._spec(tool)[1])), 1, Example(call.where, tool, text)
-            )
+        tally = self._tally
+        key = (verdict, str(decision.source), decision.rule, tool, _hour(call.timestamp))
+        tally[key] = tally.get(key, 0) + 1
+        if len(tally) > _TALLY_KEYS:
+            self.flush()
+        if verdict != "allow":
+            self._add_head(call, verdict)
         if old is not None:
             self._compare(call, decision, verdict, old)
+
+    def flush(self) -> None:
+        """Spread the tally over the summary's counters."""
+        s = self.summary
+        decisions, sources, rules, tools = s.decisions, s.sources, s.rules, s.tools
+        unknown, timeline, untimed = s.unknown_tools, s.timeline, s.untimed
+        for (verdict, source, rule, tool, hour), n in self._tally.items():
+            index = 0 if verdict == "allow" else 1 if verdict == "ask" else 2
+            s.calls += n
+            decisions[verdict] = decisions.get(verdict, 0) + n
+            sources[source] = sources.get(source, 0) + n
+            if rule:
+                rules[rule] = rules.get(rule, 0) + n
+            counts = tools.get(tool)
+            if counts is None:
+                counts = tools[tool] = [0, 0, 0]
+                if not self._spec(tool)[2]:
+                    unknown[tool] = 0
+            counts[index] += n
+            if tool in unknown:
+                unknown[tool] += n
+            if hour is None:
+                untimed[index] += n
+            else:
+                bucket = timeline.get(hour)
+                if bucket is None:
+                    bucket = timeline[hour] = [0, 0, 0]
+                bucket[index] += n
+        self._tally.clear()
+
+    def _add_head(self, call: RecordedCall, verdict: str) -> None:
+        tool = call.tool
+        text = self.text(call)
+        heads = self._heads
+        head = heads.get((tool, text))
+        if head is None:
+            head = command_head(text, self._spec(tool)[1])
+            if len(heads) >= _HEAD_MEMO:
+                heads.clear()
+            heads[(tool, text)] = head
+        entry = self.summary.heads[verdict].get((tool, head))
+        if entry is not None and entry[1].where < call.where:
+            entry[0] += 1  # an earlier example is kept: no new one to build
+            return
+        self.summary._add_head(verdict, (tool, head), 1, Example(call.where, tool, text))
 
     def _compare(self, call: RecordedCall, decision: Any, verdict: str, old: Any) -> None:
         s = self.summary

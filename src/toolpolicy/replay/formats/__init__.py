@@ -7,13 +7,15 @@ JSON object into the tool calls it records (`records`).
 
 `markers`: a line holding none of these byte strings cannot record a tool call (nor state the
 format needs), so the reader does not parse it: it only checks its shape (a `{...}` object).
+`line_records(text, where)` (optional): the calls of one raw line, read faster than `loads` +
+`records` would, or None to leave the line to them (same results either way).
 `splittable`: every line stands alone, so a big file may be cut into byte ranges read by
 different workers; formats with state across lines are always read whole.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, Protocol
 
 from ..records import RecordedCall, Skipped, Where
@@ -48,6 +50,20 @@ def registry() -> dict[str, type[Format]]:
         PlainCalls,
     )
     return {cls.name: cls for cls in classes}
+
+
+def _json_loads() -> Callable[[str | bytes], Any]:
+    try:
+        import orjson
+
+        return orjson.loads  # type: ignore[no-any-return]
+    except ImportError:  # pragma: no cover - the replay extra installs orjson
+        import json
+
+        return json.loads
+
+
+loads = _json_loads()  # JSON text -> value: orjson when installed (the `replay` extra), else the stdlib
 
 
 def text_or_none(value: Any) -> str | None:

@@ -7,15 +7,24 @@ one content block per line as Claude Code streams them; every record carries its
 attachments, `api-request-blob` copies of earlier messages, tool results, costs) are not calls:
 a `tool_use` block inside an `api-request-blob` is a copy and is not counted again. Sub-agent
 (sidechain) calls are calls like any other.
+
+Speed: most lines a replay parses are `assistant` records holding one `tool_use` block, with the
+model's usage and request metadata around it. When msgspec is installed (the `replay` extra),
+`line_records` decodes only the fields read here (unknown fields are skipped without building
+them) and the block's `input` is handed to the same JSON parser as any line, so the arguments are
+exactly what `records` would see. Any line that decoder does not take as it is (not ASCII, another
+shape, bad JSON) goes the general way (`None`), so both ways give the same calls and the same
+skipped lines; the one difference is a number beyond a double's range in a field not read here,
+which the general parser rejects with the whole line and msgspec passes over.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from ..records import BAD_CALL, RecordedCall, Skipped, Where
-from . import text_or_none
+from . import loads, text_or_none
 
 AGENT = "claude-code"
 
@@ -28,6 +37,46 @@ class ClaudeCodeTranscript:
 
     def __init__(self, path: str) -> None:
         self.path = path
+
+    def line_records(self, text: bytes, where: Where) -> list[RecordedCall | Skipped] | None:
+        """The calls of one line, read without building the whole object; None: the general way."""
+        if _DECODE is None or not text.isascii():
+            return None
+        try:
+            record = _DECODE(text)
+        except Exception:  # msgspec's DecodeError / ValidationError: the general way says what is wrong
+            return None
+        message = record.message
+        if record.type != "assistant" or message is None or message.content is None:
+            return []
+        out: list[RecordedCall | Skipped] = []
+        shared: dict[str, Any] | None = None
+        session = timestamp = None
+        for block in message.content:
+            if block.type != "tool_use":
+                continue
+            name = text_or_none(block.name)
+            if name is None:
+                out.append(Skipped(where, BAD_CALL, "a `tool_use` block without a `name`"))
+                continue
+            if shared is None:
+                session = text_or_none(record.sessionId)
+                timestamp = text_or_none(record.timestamp)
+                shared = {"agent": AGENT, "hook_event_name": "PreToolUse"}
+                cwd = text_or_none(record.cwd)
+                if cwd:
+                    shared["cwd"] = cwd
+                if session:
+                    shared["session_id"] = session
+            context = shared.copy()
+            call_id = text_or_none(block.id)
+            if call_id:
+                context["tool_use_id"] = call_id
+            args = loads(bytes(block.input))
+            out.append(
+                RecordedCall(name, {} if args is None else args, where, AGENT, context, timestamp, session)
+            )
+        return out
 
     def records(self, obj: dict[str, Any], where: Where) -> Iterable[RecordedCall | Skipped]:
         if obj.get("type") != "assistant":
@@ -64,3 +113,29 @@ class ClaudeCodeTranscript:
                 RecordedCall(name, {} if args is None else args, where, AGENT, context, timestamp, session)
             )
         return out
+
+
+def _decoder() -> Callable[[bytes], Any] | None:
+    """msgspec's decoder of the fields `line_records` reads, or None without msgspec."""
+    try:
+        import msgspec
+    except ImportError:  # pragma: no cover - the replay extra installs msgspec
+        return None
+    # Built with `defstruct`: the module's postponed annotations cannot name classes local to here.
+    block = msgspec.defstruct(
+        "Block",
+        [
+            ("type", Any, None),
+            ("id", Any, None),
+            ("name", Any, None),
+            ("input", msgspec.Raw, msgspec.Raw(b"null")),
+        ],
+    )
+    message = msgspec.defstruct("Message", [("content", list[block] | None, None)])  # type: ignore[valid-type]
+    fields = [("type", Any, None), ("message", message | None, None)]
+    fields += [("cwd", Any, None), ("sessionId", Any, None), ("timestamp", Any, None)]
+    record = msgspec.defstruct("Record", fields)
+    return msgspec.json.Decoder(record).decode  # type: ignore[no-any-return]
+
+
+_DECODE = _decoder()

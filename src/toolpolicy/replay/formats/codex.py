@@ -15,12 +15,11 @@ carried from earlier lines, so a rollout is always read whole, never split.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from ..records import BAD_CALL, RecordedCall, Skipped, Where
-from . import text_or_none
+from . import loads, text_or_none
 
 AGENT = "codex"
 _ITEMS = ("function_call", "local_shell_call", "custom_tool_call")
@@ -85,7 +84,7 @@ class CodexRollout:
             raw = item.get("arguments")
             if isinstance(raw, str):
                 try:
-                    args = json.loads(raw) if raw.strip() else {}
+                    args = loads(raw) if raw.strip() else {}
                 except (ValueError, RecursionError) as exc:
                     return [Skipped(where, BAD_CALL, f"`{name}` arguments are not JSON: {exc}")]
             else:
