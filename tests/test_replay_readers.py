@@ -220,3 +220,52 @@ def test_calls_are_renamed_onto_the_policy_profile() -> None:
 def test_fixtures_have_no_temp_paths() -> None:
     for path in FIXTURES.rglob("*.jsonl"):
         assert "claude_client" not in path.read_text(), path
+
+
+# -- the Claude Code line reader (msgspec) reads exactly what the general way reads ---------------------
+def _both_ways(text: bytes) -> tuple[list | None, list]:
+    from toolpolicy.replay.formats import loads
+    from toolpolicy.replay.formats.claude_code import ClaudeCodeTranscript
+
+    fmt = ClaudeCodeTranscript("t.jsonl")
+    where = Where("t.jsonl", 7)
+    fast = fmt.line_records(text, where)
+    try:
+        obj = loads(text)
+    except ValueError:
+        return fast, ["invalid JSON"]
+    general = list(fmt.records(obj, where)) if isinstance(obj, dict) else ["not an object"]
+    return fast, general
+
+
+def test_the_claude_code_line_reader_reads_what_the_general_way_reads() -> None:
+    pytest.importorskip("msgspec", reason="the replay extra is not installed")  # `.ci/run` installs it
+    use = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls", "n": 10**30}}
+    line = {"type": "assistant", "cwd": "/w", "sessionId": "s", "timestamp": "2026-01-01T00:00:00Z"}
+    lines = [json.dumps(json.loads(t)).encode() for p in CLAUDE for t in p.read_text().splitlines() if t]
+    lines += [
+        json.dumps({**line, "message": {"content": [use, {"type": "text", "text": "hi"}, use]}}).encode(),
+        json.dumps({**line, "message": {"content": [{**use, "input": None}, {"type": "tool_use"}]}}).encode(),
+        json.dumps({**line, "message": {"content": [{**use, "name": 5}, {k: v for k, v in use.items() if k != "input"}]}}).encode(),
+        json.dumps({**line, "cwd": 3, "sessionId": None, "message": {"content": [use]}}).encode(),
+        json.dumps({**line, "type": "user", "message": {"content": [use]}}).encode(),
+        json.dumps({**line, "message": {"content": "text"}}).encode(),  # another shape: the general way
+        json.dumps({**line, "message": {"content": [use, "text"]}}).encode(),
+        json.dumps({**line, "message": "text"}).encode(),
+        json.dumps({**line, "message": {"content": [{**use, "type": 1}]}}).encode(),
+        json.dumps({**line, "message": {"content": [use]}, "x": "é"}, ensure_ascii=False).encode(),  # not ASCII
+        b'{"type":"assistant","message":{"content":[{"type":"tool_use","name":"A","name":"B","input":{}}]}}',
+        b'{"type":"assistant","message":{"content":[{"type":"tool_use","name":"A","input":{"a":1,"a":2}}]}}',
+        b'{"type":"assistant","message":{"content":[{"type":"tool_use","name":"A","input":{"a":"\\ud800"}}]}}',
+        b'{"type":"assistant","message":{"content":[{"type":"tool_use","name":"A","input":[1,]}]}}',
+        b'{"type":"assistant","x":' + b"[" * 2000 + b"]" * 2000 + b"}",
+        b'["tool_use"]',
+        b'{"type":"assistant","message":{"content":[{"type":"tool_use","name":"A","input":{}}]}',
+    ]
+    taken = 0
+    for text in lines:
+        fast, general = _both_ways(text)
+        if fast is not None:
+            taken += 1
+            assert fast == general, text[:200]
+    assert taken >= 12  # most lines go the fast way (the test would prove nothing otherwise)

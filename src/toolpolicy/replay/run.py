@@ -55,7 +55,10 @@ class Replayer:
     `Replayer` reads it, and in whichever order.
     """
 
+    built = 0  # Replayers built in this process (a Dask worker builds one per run: see the tests)
+
     def __init__(self, policy: Any, old: Any, options: ReplayOptions) -> None:
+        Replayer.built += 1
         self.policy, self.old, self.options = policy, old, options
         self.decider = Decider(policy, mode=options.mode, hooks=options.hooks, memo=options.memo)
         self.old_decider = (
