@@ -40,6 +40,9 @@ def detect_format(path: str, *, max_line_bytes: int) -> str:
     except UnicodeDecodeError as exc:
         if exc.end < len(head) - 3:  # not merely a character cut by the 8 KiB window
             raise InputError(f"{path}: not UTF-8 text (byte {exc.start}), not recorded history") from None
+    found = _sniff_head(head, max_line_bytes)  # usually the first line tells: no second read
+    if found:
+        return found
     seen = 0
     try:
         for _, line in iter_lines(path, max_line_bytes=max_line_bytes):
@@ -61,6 +64,25 @@ def detect_format(path: str, *, max_line_bytes: int) -> str:
         f"{path}: unknown format: not a Claude Code transcript, Codex CLI rollout, Gemini CLI chat log, "
         "toolpolicy decision log or JSONL of {tool, args} calls"
     )
+
+
+def _sniff_head(head: bytes, max_line_bytes: int) -> str | None:
+    """The format the whole lines of `head` prove, read as `detect_format`'s loop reads them."""
+    seen = 0
+    for line in head.split(b"\n")[:-1]:  # the last piece may be cut short: the loop reads it
+        if len(line) > max_line_bytes or not line.strip():
+            continue
+        seen += 1
+        if seen > _SNIFF_LINES:
+            return None
+        try:
+            obj = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        found = classify(obj) if isinstance(obj, dict) else None
+        if found:
+            return found
+    return None
 
 
 def classify(obj: dict[str, Any]) -> str | None:
