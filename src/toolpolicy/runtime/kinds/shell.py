@@ -618,7 +618,9 @@ def _has_code_option(table: Table, name: str) -> bool:
     known = _HAS_CODE.get(key)
     if known is None:
         spec = table.get(name)
-        known = spec is not None and any(o.role == "code" for o in (*spec.short.values(), *spec.long.values()))
+        known = spec is not None and any(
+            o.role == "code" for o in (*spec.short.values(), *spec.long.values())
+        )
         if len(_HAS_CODE) > 4096:
             _HAS_CODE.clear()
         _HAS_CODE[key] = known
