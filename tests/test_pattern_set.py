@@ -44,14 +44,15 @@ def test_set_match_is_full_match_per_side(
     globs: list[tuple[str, str, bool]], allow: list[str], deny: list[str]
 ) -> None:
     patterns = [(side, to_regex(g, fold=fold)) for side, g, fold in globs]
-    pset = PatternSet(patterns)
-    assert set(pset.match(allow, deny)) == _expected(patterns, allow, deny)
-    assert set(pset.match(allow, deny, joined(allow, deny))) == _expected(patterns, allow, deny)
+    for floating_from in (1, 8):  # floating patterns split off, and all in one set
+        pset = PatternSet(patterns, floating_from=floating_from)
+        assert set(pset.match(allow, deny)) == _expected(patterns, allow, deny)
+        assert set(pset.match(allow, deny, joined(allow, deny))) == _expected(patterns, allow, deny)
 
 
 def test_floating_patterns_leave_the_anchored_set() -> None:
     patterns = [(DENY, to_regex("*secret*")), (DENY, to_regex("* *paste.ee*")), (ALLOW, to_regex("git *"))]
-    pset = PatternSet(patterns)
+    pset = PatternSet(patterns, floating_from=1)
     assert DENY in pset._float and ALLOW not in pset._float
     assert set(pset.match(["git status"], ["git status", "cat secret.txt"])) == {0, 2}
     assert set(pset.match(["git x"], ["curl https://paste.ee/x"])) == {1, 2}
@@ -77,6 +78,12 @@ def test_floating_patterns_leave_the_anchored_set() -> None:
 )
 def test_floating_middle(regex: str, split: bool) -> None:
     assert (floating_middle(regex) is not None) is split
+
+
+def test_a_few_floating_patterns_stay_in_one_set() -> None:
+    pset = PatternSet([(DENY, to_regex("*secret*")), (ALLOW, to_regex("git *"))])
+    assert not pset._float
+    assert set(pset.match(["git x"], ["cat secret"])) == {0, 1}
 
 
 def test_shell_specifiers_with_many_floating_rules_agree() -> None:

@@ -95,6 +95,7 @@ def _has_nul(regex: str) -> bool:
     return SEP in regex or "\\x00" in regex or "\\x{0}" in regex or "\\x{00}" in regex
 
 
+FLOATING_FROM = 8  # fewer floating patterns than this stay in the anchored set
 _FLAGS = frozenset("imsU")
 _NOT_LITERAL = frozenset(".[()|^$*+?{}\\")
 _CLASS_ESCAPES = frozenset("dDwWsSbBAzpPQEC")
@@ -172,10 +173,16 @@ class PatternSet:
 
     __slots__ = ("_float", "_full", "_match", "_patterns", "_sides", "slow")
 
-    def __init__(self, patterns: Sequence[tuple[str, str]], safe: Sequence[str | None] = ()) -> None:
+    def __init__(
+        self,
+        patterns: Sequence[tuple[str, str]],
+        safe: Sequence[str | None] = (),
+        floating_from: int = FLOATING_FROM,
+    ) -> None:
         """`patterns`: (side, regex) pairs, side ALLOW or DENY; ids are positions in this list.
 
         `safe[i]`, when given, is `nul_safe` of pattern i's regex (the compiler stores it).
+        Floating patterns get their own sets when there are at least `floating_from` of them.
         """
         self._patterns = [regex for _, regex in patterns]
         self._sides = [side for side, _ in patterns]
@@ -188,8 +195,11 @@ class PatternSet:
             s = re2.Set.SearchSet(_OPTIONS)
             ids: list[int] = []  # the anchored set's ids -> ids here
             floating: dict[str, list[tuple[int, str]]] = {ALLOW: [], DENY: []}
+            splits = [floating_middle(regex) for _, regex in patterns]
+            if sum(split is not None for split in splits) < floating_from:
+                splits = [None] * len(patterns)  # a few: one set is cheaper than two matches
             for i, (side, regex) in enumerate(patterns):
-                split = floating_middle(regex)
+                split = splits[i]
                 if split is not None:
                     flags, middle = split
                     floating[side].append((i, "[^\\x00]" + nul_safe(f"(?{flags}){middle}")))
