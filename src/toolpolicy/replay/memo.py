@@ -41,7 +41,7 @@ from typing import Any
 MAX_ENTRIES = 1 << 16
 PROBE = 4096  # a tool whose first PROBE memo lookups hit less than a quarter of the time is not memoised
 _OFF: list[int] = []  # the stats of a tool the memo has given up on
-MAX_KEY_BYTES = 1024  # arguments longer than this as JSON are decided afresh
+MAX_KEY_CHARS = 1024  # arguments longer than this as JSON are decided afresh
 _HOOK_EVENTS = ("tool_guard", "pre_tool_use", "on_tool_approval_decision")
 
 
@@ -83,7 +83,7 @@ class Decider:
             text = _dumps(args)
         except (TypeError, ValueError):  # not JSON data (a big int, a foreign object): decided afresh
             return self._decide(tool, args, context=context)
-        if len(text) > MAX_KEY_BYTES or (b"null" in text and _NULL.search(text) is not None):
+        if len(text) > MAX_KEY_CHARS or ("null" in text and _NULL.search(text) is not None):
             return self._decide(tool, args, context=context)
         stats = self._tools.get(tool)
         if stats is None:
@@ -107,21 +107,27 @@ class Decider:
         return decision
 
 
-def _json_dumps() -> Callable[[Any], bytes]:
+def _json_dumps() -> Callable[[Any], str]:
+    """Compact JSON as a `str`: orjson's bytes each keep a 4 KiB buffer, which a memo of 65,536
+    keys would turn into 256 MiB; the decoded text is its own size."""
     try:
         import orjson
-
-        return orjson.dumps  # type: ignore[no-any-return]
     except ImportError:  # pragma: no cover - the replay extra installs orjson
         import json
 
-        def dumps(value: Any) -> bytes:
-            return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+        def dumps(value: Any) -> str:
+            return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
         return dumps
+    to_bytes = orjson.dumps
+
+    def dumps_text(value: Any) -> str:
+        return to_bytes(value).decode()
+
+    return dumps_text
 
 
 _dumps = _json_dumps()
 # A `null` outside a string: JSON's null, or what orjson writes for NaN and the infinities (so
 # `{"a": NaN}` and `{"a": null}` would share a key): such arguments are decided afresh.
-_NULL = re.compile(rb"(?:^|[:,\[])null")
+_NULL = re.compile(r"(?:^|[:,\[])null")
