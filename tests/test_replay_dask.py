@@ -68,7 +68,9 @@ def test_each_worker_gets_the_policy_once_and_keeps_one_replayer(history: Path) 
         Client(cluster, set_as_default=False) as client,
     ):
         client.run(_count_policy_unpickles)
-        summary = run_dask(plan.partitions, policy, None, ReplayOptions(), scheduler=cluster.scheduler_address)
+        summary = run_dask(
+            plan.partitions, policy, None, ReplayOptions(), scheduler=cluster.scheduler_address
+        )
         built = client.run(lambda: Replayer.built)
         unpickled = client.run(_unpickled)
     local = run_local(plan.partitions, policy, None, ReplayOptions())
@@ -77,6 +79,102 @@ def test_each_worker_gets_the_policy_once_and_keeps_one_replayer(history: Path) 
     assert sorted(built.values()) in ([1, 1], [0, 1])
     # the policy was unpickled once per worker that decided (the driver ships it once, as a task)
     assert sorted(unpickled.values()) in ([1, 1], [0, 1]), unpickled
+
+
+def test_the_cli_dask_engine_prints_the_same_bytes_as_the_local_engine(history: Path, tmp_path: Path) -> None:
+    policy, old = write(tmp_path / "p.yaml", POLICY), write(tmp_path / "o.yaml", OLD_POLICY)
+    common = ["replay", "-p", str(policy), "--against", str(old), "--partition-size", "1", str(history)]
+    for fmt in ("json", "jsonl"):
+        local = policy_cli(*common, "--format", fmt)
+        dask = policy_cli(*common, "--format", fmt, "--engine", "dask", "--workers", "2")
+        assert local.returncode == dask.returncode == 0, dask.stderr
+        assert dask.stdout == local.stdout  # jsonl too: records come back in input order
+    assert json.loads(local.stdout.splitlines()[-1])["calls"] == 3000
+
+
+def test_an_unreachable_scheduler_is_a_clear_error_without_a_hang(tmp_path: Path) -> None:
+    with socket.socket() as s:  # a free loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    policy = write(tmp_path / "p.yaml", POLICY)
+    start = time.monotonic()
+    result = policy_cli(
+        "replay",
+        "-p",
+        str(policy),
+        "--engine",
+        "dask",
+        "--scheduler",
+        f"tcp://127.0.0.1:{port}",
+        "--connect-timeout",
+        "3",
+        str(CLAUDE[0]),
+        timeout=90,
+    )
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith(
+        f"policy replay: error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port}"
+    )
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert time.monotonic() - start < 60  # bounded by --connect-timeout, not a hang
+
+
+def _killer_policy(tmp_path: Path, marker: Path | None) -> Path:
+    """A policy whose tool_guard hook SIGKILLs the Dask worker deciding the call (its parent process):
+    once if `marker` is given (the first hook to create it), else every time."""
+    if marker is None:
+        script = "kill -9 $PPID; sleep 5"
+    else:
+        script = f"if mkdir {marker} 2>/dev/null; then kill -9 $PPID; sleep 5; fi; exit 0"
+    return write(
+        tmp_path / "killer.yaml",
+        POLICY + "hooks:\n  tool_guard:\n    - matcher: Bash\n      hooks:\n"
+        f"        - {{type: command, command: {json.dumps(script)}, timeout: 20}}\n",
+    )
+
+
+def test_a_worker_that_dies_mid_partition_is_retried_and_the_counts_stay_exact(tmp_path: Path) -> None:
+    history_gen().generate(tmp_path / "h", 120, calls_per_session=20)
+    marker = tmp_path / "killed-once"
+    policy = _killer_policy(tmp_path, marker)
+    common = [
+        "replay",
+        "-p",
+        str(policy),
+        "--hooks",
+        "--format",
+        "json",
+        "--partition-size",
+        "1",
+        str(tmp_path / "h"),
+    ]
+    dask = policy_cli(*common, "--engine", "dask", "--workers", "2", timeout=240)
+    assert dask.returncode == 0, dask.stderr
+    assert marker.exists()  # a worker really was killed during the run
+    local = policy_cli(*common)  # the marker exists now: the hook is a no-op
+    assert local.returncode == 0, local.stderr
+    assert json.loads(dask.stdout) == json.loads(local.stdout)
+    assert json.loads(local.stdout)["calls"] == 120
+
+
+def test_a_partition_that_keeps_killing_workers_fails_the_run_loudly(tmp_path: Path) -> None:
+    policy = _killer_policy(tmp_path, None)
+    result = policy_cli(
+        "replay",
+        "-p",
+        str(policy),
+        "--hooks",
+        "--engine",
+        "dask",
+        "--workers",
+        "2",
+        str(CLAUDE[0]),
+        env={"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1"},
+        timeout=240,
+    )
+    assert result.returncode == 2 and result.stdout == ""
+    assert "policy replay: error: the Dask run failed on the partition of" in result.stderr
+    assert "KilledWorker" in result.stderr and "Traceback" not in result.stderr
 
 
 def _count_policy_unpickles() -> None:

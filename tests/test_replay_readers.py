@@ -246,14 +246,21 @@ def test_the_claude_code_line_reader_reads_what_the_general_way_reads() -> None:
     lines += [
         json.dumps({**line, "message": {"content": [use, {"type": "text", "text": "hi"}, use]}}).encode(),
         json.dumps({**line, "message": {"content": [{**use, "input": None}, {"type": "tool_use"}]}}).encode(),
-        json.dumps({**line, "message": {"content": [{**use, "name": 5}, {k: v for k, v in use.items() if k != "input"}]}}).encode(),
+        json.dumps(
+            {
+                **line,
+                "message": {"content": [{**use, "name": 5}, {k: v for k, v in use.items() if k != "input"}]},
+            }
+        ).encode(),
         json.dumps({**line, "cwd": 3, "sessionId": None, "message": {"content": [use]}}).encode(),
         json.dumps({**line, "type": "user", "message": {"content": [use]}}).encode(),
         json.dumps({**line, "message": {"content": "text"}}).encode(),  # another shape: the general way
         json.dumps({**line, "message": {"content": [use, "text"]}}).encode(),
         json.dumps({**line, "message": "text"}).encode(),
         json.dumps({**line, "message": {"content": [{**use, "type": 1}]}}).encode(),
-        json.dumps({**line, "message": {"content": [use]}, "x": "é"}, ensure_ascii=False).encode(),  # not ASCII
+        json.dumps(
+            {**line, "message": {"content": [use]}, "x": "é"}, ensure_ascii=False
+        ).encode(),  # not ASCII
         b'{"type":"assistant","message":{"content":[{"type":"tool_use","name":"A","name":"B","input":{}}]}}',
         b'{"type":"assistant","message":{"content":[{"type":"tool_use","name":"A","input":{"a":1,"a":2}}]}}',
         b'{"type":"assistant","message":{"content":[{"type":"tool_use","name":"A","input":{"a":"\\ud800"}}]}}',
@@ -269,3 +276,28 @@ def test_the_claude_code_line_reader_reads_what_the_general_way_reads() -> None:
             taken += 1
             assert fast == general, text[:200]
     assert taken >= 12  # most lines go the fast way (the test would prove nothing otherwise)
+
+
+def test_the_tool_map_shortcut_maps_as_the_full_mapping_does() -> None:
+    from toolpolicy.replay import toolmap
+
+    agents = {agent for agent, _ in toolmap._NATIVE} | {"unknown-agent"}
+    tools = {tool for _, tool in toolmap._NATIVE} | {"mcp__x__y", "Task"}
+    shapes: list[object] = [
+        {"command": "ls", "cmd": "ls", "file_path": "/a", "url": "https://x", "prompt": "see https://y.z/p"},
+        {"command": ["ls", "-la"], "cmd": ["git", "status"], "input": "*** Update File: a.py\n"},
+        {"absolute_path": "/b", "path": "/c", "query": "q"},
+        ["not", "an", "object"],
+        {},
+    ]
+    for profile in [*toolmap._SPELLING, "no-such-profile"]:
+        for agent in agents:
+            for tool in tools:
+                for args in shapes:
+                    call = RecordedCall(tool, args, Where("f", 1), agent, {"cwd": "/w"}, None, None)
+                    assert map_call(call, profile) == toolmap._map(call, profile), (
+                        profile,
+                        agent,
+                        tool,
+                        args,
+                    )

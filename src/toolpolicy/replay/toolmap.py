@@ -94,8 +94,45 @@ _PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^\*\*\* M
 
 def map_call(call: RecordedCall, profile: str) -> list[RecordedCall]:
     """The call as the policy's profile spells it (usually one call; an `apply_patch`, one per file)."""
-    if call.agent is None:
+    agent = call.agent
+    if agent is None:
         return [call]
+    unchanged = _UNCHANGED.get((agent, call.tool, profile), _UNKNOWN)
+    if unchanged is _UNKNOWN:
+        unchanged = _unchanged(agent, call.tool, profile)
+        if len(_UNCHANGED) < 4096:  # tool names come from the input: keep the table bounded
+            _UNCHANGED[agent, call.tool, profile] = unchanged
+    if unchanged is not None and (
+        not unchanged or not isinstance(call.args, dict) or not isinstance(call.args.get(unchanged), list)
+    ):
+        return [call]
+    return _map(call, profile)
+
+
+_UNKNOWN = object()
+_UNCHANGED: dict[tuple[str, str, str], Any] = {}  # (agent, tool, profile) -> see `_unchanged`
+
+
+def _unchanged(agent: str, tool: str, profile: str) -> str | None:
+    """When `_map` returns a call as it is whatever its arguments: `""` always; an argument's name:
+    unless that argument is a list (an argv to join); None: it depends on the arguments."""
+    native = _NATIVE.get((agent, tool))
+    spelling = _SPELLING.get(profile)
+    if native is None or spelling is None:
+        return ""
+    op, key = native
+    target = spelling.get(op)
+    if op == "patch" and "patch" not in spelling:
+        return None
+    if target is None or (agent == profile and op != "shell"):
+        return ""
+    if target == (tool, key):
+        return key
+    return None
+
+
+def _map(call: RecordedCall, profile: str) -> list[RecordedCall]:
+    assert call.agent is not None
     native = _NATIVE.get((call.agent, call.tool))
     spelling = _SPELLING.get(profile)
     if native is None or spelling is None or not isinstance(call.args, dict):
