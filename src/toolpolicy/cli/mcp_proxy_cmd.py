@@ -112,16 +112,23 @@ def _engine(policy_path: str, fmt: str | None, mode: str | None, hooks: bool, lo
 
 
 def _serve(engine: Any, settings: dict[str, Any], lock: Any) -> None:
-    try:
-        import anyio
-
-        from ..mcp_proxy.proxy import ProxyOptions, serve_stdio
-    except ImportError as exc:
-        _fail(f"the MCP proxy needs the `mcp` extra (pip install 'toolpolicy[mcp]'): {exc}")
+    from ..mcp_proxy.calls import ProxyOptions
     from ..mcp_proxy.lock import LockError
 
+    options = ProxyOptions(**settings)
     try:
-        anyio.run(serve_stdio, engine, ProxyOptions(**settings), lock)
+        if options.command:  # a stdio upstream: the lean relay (no MCP SDK needed)
+            from ..mcp_proxy import relay
+
+            relay.run(engine, options, lock)
+            return
+        try:
+            import anyio
+
+            from ..mcp_proxy.proxy import serve_http_upstream
+        except ImportError as exc:
+            _fail(f"an HTTP upstream needs the `mcp` extra (pip install 'toolpolicy[mcp]'): {exc}")
+        anyio.run(serve_http_upstream, engine, options, lock)
     except KeyboardInterrupt:
         sys.exit(130)
     except LockError as exc:
