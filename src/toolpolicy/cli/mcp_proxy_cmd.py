@@ -53,6 +53,13 @@ MODE_CHOICES = ["default", "yolo", "non_interactive", "auto_edit"]
     type=click.FloatRange(min=0.1),
     help="seconds to wait for the upstream",
 )
+@click.option(
+    "--max-message-bytes",
+    default=64 * 1024 * 1024,
+    show_default=True,
+    type=click.IntRange(min=1024),
+    help="the longest JSON-RPC line accepted from either side (a stdio upstream)",
+)
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def mcp_proxy_command(
     policy_path: str,
@@ -66,6 +73,7 @@ def mcp_proxy_command(
     no_hooks: bool,
     log_path: str | None,
     timeout: float,
+    max_message_bytes: int,
     command: tuple[str, ...],
 ) -> None:
     """Front an MCP server (`-- COMMAND...` over stdio, or `--upstream URL`) and enforce POLICY on its calls."""
@@ -83,6 +91,7 @@ def mcp_proxy_command(
         "strict": strict,
         "filter_tools": filter_tools,
         "timeout": timeout,
+        "max_message_bytes": max_message_bytes,
         "env": dict(os.environ),
     }
     try:

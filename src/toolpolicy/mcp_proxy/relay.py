@@ -207,9 +207,9 @@ class Relay:
             if verdict.decision != "ask":
                 self.act(ident, verdict, name, args, params, line)
                 return
-            self.spawn(ident, self.ask(ident, verdict, name, args, params, line))
+            self.spawn(ident, lambda: self.ask(ident, verdict, name, args, params, line))
             return
-        self.spawn(ident, self.call_slowly(ident, name, args, params, line))
+        self.spawn(ident, lambda: self.call_slowly(ident, name, args, params, line))
 
     async def call_slowly(
         self, ident: Any, name: str, args: dict[str, Any], params: dict[str, Any], line: bytes
@@ -317,16 +317,17 @@ class Relay:
         if pending is not None and pending.timer is not None:
             pending.timer.cancel()
 
-    def spawn(self, ident: Any, work: Coroutine[Any, Any, None]) -> None:
+    def spawn(self, ident: Any, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run `work` off the read loop; a `notifications/cancelled` for `ident` cancels it."""
         task = self.loop.create_task(self._guarded(ident, work))
         self.tasks[ident] = task
         task.add_done_callback(
             lambda _: self.tasks.pop(ident, None) if self.tasks.get(ident) is task else None
         )
 
-    async def _guarded(self, ident: Any, work: Coroutine[Any, Any, None]) -> None:
+    async def _guarded(self, ident: Any, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
         try:
-            await work
+            await work()
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # INVARIANT: a failure answers an error, never forwards the call
@@ -430,7 +431,7 @@ class Relay:
         if not isinstance(result, dict):
             self.fail(ident, pending, "the answer is not a tool result")
         elif self.post_hooks and result.get("resultType", "complete") == "complete":
-            self.spawn(ident, self._after(ident, pending, result))
+            self.spawn(ident, lambda: self._after(ident, pending, result))
         else:
             self.to_client(line)
 
