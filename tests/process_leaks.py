@@ -14,6 +14,11 @@ import signal
 from pathlib import Path
 
 PROC = Path("/proc")
+# Helpers the standard library starts once per interpreter and that end with it: not leaks.
+HELPERS = (
+    b"from multiprocessing.resource_tracker import main",
+    b"from multiprocessing.forkserver import main",
+)
 
 
 def _state_and_parent(entry: Path) -> tuple[str, int]:
@@ -39,6 +44,8 @@ def leaked_processes(marker: str, parent: int | None = None) -> dict[int, str]:
             cmdline = (entry / "cmdline").read_bytes()
             texts = [cmdline, (entry / "environ").read_bytes(), os.readlink(entry / "cwd").encode()]
         except (OSError, ValueError, IndexError):  # ended meanwhile, or not ours to read
+            continue
+        if any(helper in cmdline for helper in HELPERS):
             continue
         if ppid == parent or any(needle in text for text in texts):
             found[int(entry.name)] = cmdline.replace(b"\0", b" ").decode(errors="replace").strip()
