@@ -360,6 +360,22 @@ _NO_BASES: tuple[str, ...] = ("",)  # the directories relative paths may be in: 
 _MAX_BASES = 8
 _DIR_CHANGERS = frozenset({"cd", "pushd", "popd", "chdir"})
 _CD = Word("cd", "cd", False, False)
+_CD_PREFIXES = frozenset({"builtin", "command", "time", "-p", "--"})  # `builtin cd`, `command -p cd`
+
+
+def _dir_changer(words: Sequence[Word]) -> int | None:
+    """Index of a `cd`/`pushd`/`popd` run by the shell itself, also behind `builtin`, `command`, `time`."""
+    for i, w in enumerate(words[:4]):
+        if w.value in _DIR_CHANGERS:
+            return i
+        if w.value not in _CD_PREFIXES:
+            return None
+    return None
+
+
+def _sets_cdpath(cmd: Command) -> bool:
+    """`CDPATH=...` as an assignment or an `export`/`declare` argument: `cd NAME` may search it."""
+    return any(w.value.startswith("CDPATH=") for w in (*cmd.assigns, *cmd.words))
 _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 _SOURCE = frozenset({"source", "."})
 _MAX_INNER = 16  # commands run by commands (env sudo xargs rm ...) analysed per unit
@@ -400,8 +416,11 @@ class _Walk:
             stdin = stdin or stdin_code
             if not cmd.stdin and not cmd.reads and (stdin_code or self.interprets_stdin(cmd)):
                 consumers.append(i)
-            if cmd.words and cmd.words[0].value in _DIR_CHANGERS:
-                bases = _change_dir(bases, cmd.words)
+            if _sets_cdpath(cmd):  # `CDPATH=~ cd .ssh`: a relative `cd` may land anywhere
+                bases = tuple(dict.fromkeys([*bases, _DYN + UNKNOWN]))
+            k = _dir_changer(cmd.words)
+            if k is not None:
+                bases = _change_dir(bases, cmd.words[k:])
         if stdin:
             for script, tainted in _piped_scripts(commands, self).items():
                 units.extend(self.script(script, depth + 1, taint=taint or tainted, bases=bases))
