@@ -373,11 +373,42 @@ def _dir_changer(words: Sequence[Word]) -> int | None:
     return None
 
 
+def _link_names(cmd: Command) -> list[str]:
+    """The operands of a command that makes links (`ln -s ~ h`, `cp -s`, `link`): paths under
+    them may be another file's (all operands, so `-t DIR` and odd operand orders are covered)."""
+    if not cmd.words:
+        return []
+    values = [w.value for w in cmd.words]
+    name = basename(values[0])
+    if name not in _LINKERS or (name == "cp" and not _LINK_OPTION.search(" ".join(values[1:]))):
+        return []
+    return [v.rstrip("/").removeprefix("./") for v in values[1:] if v and not v.startswith("-")][:_MAX_BASES]
+
+
+def _through_links(unit: Unit, links: list[str]) -> Unit:
+    """`ln -s ~ h; echo x >> h/.bashrc`: a file under a link made earlier in the same text is
+    also checked as under an unknown directory (tried as home, cwd and `/`, as `$X/.bashrc`)."""
+
+    def more(targets: tuple[str, ...]) -> tuple[str, ...]:
+        out = list(targets)
+        for t in targets:
+            soft = t.startswith(SOFT)
+            body = t[1:] if soft else t
+            for link in links:
+                if link and (body == link or body.startswith(link + "/")):
+                    out.append((SOFT if soft else "") + _DYN + UNKNOWN + body[len(link) :])
+        return _uniq(out)
+
+    return unit._replace(writes=more(unit.writes), reads=more(unit.reads))
+
+
 def _sets_cdpath(cmd: Command) -> bool:
     """`CDPATH=...` as an assignment or an `export`/`declare` argument: `cd NAME` may search it."""
     return any(w.value.startswith("CDPATH=") for w in (*cmd.assigns, *cmd.words))
 _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 _SOURCE = frozenset({"source", "."})
+_LINKERS = frozenset({"ln", "link", "cp"})
+_LINK_OPTION = re.compile(r"(?:^|\s)(?:-[a-zA-Z]*[sl][a-zA-Z]*|--(?:sy|li)[a-z-]*)(?:\s|$)")
 _MAX_INNER = 16  # commands run by commands (env sudo xargs rm ...) analysed per unit
 _REPLACE = "{}"
 
@@ -410,9 +441,11 @@ class _Walk:
         units: list[Unit] = []
         stdin = False
         consumers: list[int] = []  # commands that run the code reaching their standard input
+        links: list[str] = []  # names `ln`/`cp -s` gave to links earlier in this text
         for i, cmd in enumerate(commands):
             more, stdin_code = self.command(cmd, depth, taint, bases)
-            units.extend(more)
+            units.extend(_through_links(u, links) for u in more) if links else units.extend(more)
+            links.extend(_link_names(cmd))
             stdin = stdin or stdin_code
             if not cmd.stdin and not cmd.reads and (stdin_code or self.interprets_stdin(cmd)):
                 consumers.append(i)
@@ -527,6 +560,8 @@ class _Walk:
             facts.writes.extend(t if strict else SOFT + t for t in _word_targets(words[i], cut, bases))
         if a.unknown_write:
             facts.writes.append(_DYN + UNKNOWN)
+        if name in _LINKERS and any(".." in words[i].value.split("/") for i, _ in a.operand_writes):
+            facts.writes.append(_DYN + UNKNOWN)  # `ln -s ../../.ssh a/b/x`: resolved from the link's directory
         for i, cut in a.scripts:
             if name == "parallel":
                 continue
