@@ -405,6 +405,8 @@ def _through_links(unit: Unit, links: list[str]) -> Unit:
 def _sets_cdpath(cmd: Command) -> bool:
     """`CDPATH=...` as an assignment or an `export`/`declare` argument: `cd NAME` may search it."""
     return any(w.value.startswith("CDPATH=") for w in (*cmd.assigns, *cmd.words))
+
+
 _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 _SOURCE = frozenset({"source", "."})
 _LINKERS = frozenset({"ln", "link", "cp"})
@@ -561,7 +563,7 @@ class _Walk:
         if a.unknown_write:
             facts.writes.append(_DYN + UNKNOWN)
         if name in _LINKERS and any(".." in words[i].value.split("/") for i, _ in a.operand_writes):
-            facts.writes.append(_DYN + UNKNOWN)  # `ln -s ../../.ssh a/b/x`: resolved from the link's directory
+            facts.writes.append(_DYN + UNKNOWN)  # `ln -s ../.ssh a/x`: resolved from a/, not the cwd
         for i, cut in a.scripts:
             if name == "parallel":
                 continue
