@@ -410,6 +410,7 @@ def _sets_cdpath(cmd: Command) -> bool:
 _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 _SOURCE = frozenset({"source", "."})
 _LINKERS = frozenset({"ln", "link", "cp"})
+_AT_FILE = re.compile(r"[^=@<]*(?:=[@<]|@)")  # curl's `name=@file`, `name=<file`, `name@file`
 _LINK_OPTION = re.compile(r"(?:^|\s)(?:-[a-zA-Z]*[sl][a-zA-Z]*|--(?:sy|li)[a-z-]*)(?:\s|$)")
 _MAX_INNER = 16  # commands run by commands (env sudo xargs rm ...) analysed per unit
 _REPLACE = "{}"
@@ -549,9 +550,14 @@ class _Walk:
             bases = _change_dir(bases, (_CD, moved))
         for i, cut in a.reads:
             facts.reads.extend(_word_targets(words[i], cut, bases))
-        for i, cut in a.at_reads:
-            if words[i].value[cut:].startswith("@"):
+        for i, cut in a.at_reads:  # `-d @f`, and the forms `-F k=@f`, `-F 'k=<f'`, `--data-urlencode k@f`
+            value = words[i].value[cut:]
+            if value.startswith("@"):
                 facts.reads.extend(_word_targets(words[i], cut + 1, bases))
+            elif at := _AT_FILE.match(value):
+                named = value[at.end() :].split(";", 1)[0]
+                w = Word(named, named, words[i].dynamic, any(c in named for c in "*?[{"))
+                facts.reads.extend(_word_targets(w, 0, bases))
         for i, cut in a.writes:
             facts.writes.extend(_word_targets(words[i], cut, bases))
         for name in a.named_reads:  # `sed '1r FILE'`: a file named inside a program text
