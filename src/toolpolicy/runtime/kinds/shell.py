@@ -574,6 +574,8 @@ class _Walk:
             if name == "parallel":
                 continue
             text = words[i].value[cut:]
+            if name == "env":  # `env -S '-i rm x'`: the split words continue env's own argv
+                text = "env " + text
             facts.scripts[text] = facts.scripts.get(text, False) or words[i].dynamic
         for i in a.code:
             facts.deny.extend(_code_commands(words[i].value))
@@ -1000,6 +1002,9 @@ def _latent_texts(cmd: Command, depth: int) -> list[str]:
     out: list[str] = []
     evaluating = bool(cmd.words) and basename(cmd.words[0].value) in _EVAL_BUILTINS
     for word in cmd.assigns + (cmd.words if evaluating else ()):
+        name, eq, value = word.value.partition("=")
+        if eq and name in _CODE_VARIABLES:  # `PROMPT_COMMAND='rm x' bash -i`: the value runs later
+            out.extend(_variable_code(value.removeprefix("|").removesuffix(" %s"), depth))
         if "$(" not in word.value and "`" not in word.value:
             continue
         try:
@@ -1011,6 +1016,31 @@ def _latent_texts(cmd: Command, depth: int) -> list[str]:
                         out.extend(_stage_texts(values, k))
         except Unparseable:
             continue  # best effort: the word is data as far as bash is concerned right now
+    return out
+
+
+# Variables whose value a shell or a program runs as a command (for deny rules only).
+_CODE_VARIABLES = frozenset(
+    {"PROMPT_COMMAND", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR"}
+    | {"EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS"}
+    | {"SUDO_ASKPASS", "GIT_PROXY_COMMAND", "BROWSER", "FCEDIT", "RSYNC_RSH", "CVS_RSH"}
+)
+
+
+def _variable_code(value: str, depth: int) -> list[str]:
+    """The commands a code variable's value runs (its stage texts), or the value itself."""
+    try:
+        found = parse_script(value, depth + 1)
+    except Unparseable:
+        return [value]
+    out: list[str] = []
+    for c in found:
+        values = [w.value for w in c.words]
+        out.append(c.raw)
+        for k in _deny_starts(values) if values else []:
+            out.extend(_stage_texts(values, k))
+            if (idx := script_of(values[k:])) is not None:  # `PAGER='sh -c "rm x"'`
+                out.extend(_variable_code(values[k + idx[0]], depth + 1))
     return out
 
 
