@@ -508,6 +508,8 @@ class _Walk:
             texts.extend(_stage_texts(values, k))
         texts.extend(_brace_texts(head, values[k0 + 1 :]))
         texts.extend(_latent_texts(cmd, depth))
+        if self.table.get(basename(values[k0])) is None:
+            texts.extend(_unknown_program_texts(values[k0:]))
         facts = _Facts()
         self.facts(cmd.words[k0:], facts, bases, 0)
         exec_found = facts.exec  # what the allow side sees; wrappers stripped before it run that
@@ -1041,6 +1043,38 @@ def _variable_code(value: str, depth: int) -> list[str]:
             out.extend(_stage_texts(values, k))
             if (idx := script_of(values[k:])) is not None:  # `PAGER='sh -c "rm x"'`
                 out.extend(_variable_code(values[k + idx[0]], depth + 1))
+    return out
+
+
+# Builtins and programs that only print or look up their operands: never read as running them.
+_DATA_ONLY = frozenset(
+    {"echo", "printf", "true", "false", ":", "test", "[", "[[", "((", "let", "declare", "typeset"}
+    | {"local", "export", "readonly", "unset", "read", "set", "shift", "alias", "unalias", "type"}
+    | {"which", "whereis", "whatis", "apropos", "man", "info", "help", "tldr", "hash", "history"}
+    | {"compgen", "complete", "logger", "notify-send", "wall", "expr", "seq", "basename", "dirname"}
+    | {"realpath", "readlink", "stat", "ls", "pwd", "dirs", "du", "df", "id", "whoami", "ps", "pgrep"}
+    | {"pkill", "kill", "killall", "jobs", "wait", "exit", "return", "trap", "getopts", "printenv"}
+    | {"sleep", "date", "cd", "pushd", "popd", "shopt", "umask", "ulimit", "mapfile", "readarray"}
+    | {"cowsay", "figlet", "banner", "say", "espeak", "tput", "stty", "caller", "bind", "enable"}
+)
+_MAX_UNKNOWN_STAGES = 8
+
+
+def _unknown_program_texts(values: Sequence[str]) -> list[str]:
+    """A program the knowledge does not know may run its operands (`nocache rm -rf x`, `uv run rm`,
+    `hyperfine 'rm -rf x'`): for deny rules only, the argv from each later operand, and the string
+    literals of operands that look like code (`Rscript -e 'system("rm x")'`)."""
+    name = basename(values[0])
+    if name in _DATA_ONLY or name in SHELLS or name in WRAPPERS or name in _SOURCE:
+        return []
+    out: list[str] = []
+    for k in range(1, min(len(values), _MAX_UNKNOWN_STAGES + 1)):
+        v = values[k]
+        if not v or v.startswith("-") or ASSIGNMENT.match(v):
+            continue
+        out.extend(_stage_texts(values, k))
+        if any(c in v for c in "\"'"):
+            out.extend(_code_commands(v))
     return out
 
 
