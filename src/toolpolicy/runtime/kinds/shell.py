@@ -508,7 +508,8 @@ class _Walk:
             texts.extend(_stage_texts(values, k))
         texts.extend(_brace_texts(head, values[k0 + 1 :]))
         texts.extend(_latent_texts(cmd, depth))
-        if self.table.get(basename(values[k0])) is None:
+        unknown = self.table.get(basename(values[k0])) is None and basename(values[k0]) not in _DATA_ONLY
+        if unknown:
             texts.extend(_unknown_program_texts(values[k0:]))
         facts = _Facts()
         self.facts(cmd.words[k0:], facts, bases, 0)
@@ -522,6 +523,16 @@ class _Walk:
             facts.notes.append(f"`{values[k0]}` runs the code fed to its standard input")
             for s in cmd.stdin:
                 facts.deny.extend(_code_commands(s.text))
+        if unknown:  # `nocache bash -c '...'`: a shell among the operands runs its script
+            for k in range(k0 + 1, min(len(values), k0 + _MAX_UNKNOWN_STAGES + 1)):
+                if basename(values[k]) in SHELLS and (idx := script_of(values[k:])) is not None:
+                    _add_script(facts.scripts, cmd.words[k:], idx, 0)
+                    break
+            # `ssh-keygen -f ~/.ssh/id_rsa`, `openssl ... -out ~/.bashrc`: any path may be read or written
+            for w in _path_operands(cmd.words[k0 + 1 :]):
+                found = _word_targets(w, 0, bases)
+                facts.reads.extend(found)
+                facts.writes.extend(SOFT + t for t in found)
         texts.extend(facts.deny)
         allow_texts: tuple[str, ...] = ()
         if not blocked:
@@ -597,6 +608,8 @@ class _Walk:
             inner_values = values[s:e]
             facts.deny.extend(_stage_texts(inner_values, 0))
             facts.deny.extend(_brace_texts(inner[0], inner_values[1:]))
+            if (idx := script_of(inner_values)) is not None:  # `taskset 1 sh -c '...'`: walk the script
+                _add_script(facts.scripts, inner, idx, 0)
             if name == "xargs" and basename(inner_values[0]) in SHELLS and len(inner_values) > 1:
                 facts.stdin_code = True  # `xargs sh -c '{}'` / `xargs sh`: the input may be code
             n = self.facts(inner, facts, bases, n + 1)
@@ -1075,6 +1088,23 @@ def _unknown_program_texts(values: Sequence[str]) -> list[str]:
         out.extend(_stage_texts(values, k))
         if any(c in v for c in "\"'"):
             out.extend(_code_commands(v))
+    return out
+
+
+def _path_operands(words: Sequence[Word]) -> list[Word]:
+    """The words of an unknown program that look like paths (`~/x`, `./x`, `a/b`, `.env`; the value
+    of `--opt=/x`), at most 16."""
+    out: list[Word] = []
+    for w in words:
+        v = w.value
+        if v.startswith("-") and "=" in v:
+            cut = v.index("=") + 1
+            v = v[cut:]
+            w = Word(v, _cut_raw(w.raw, cut), w.dynamic, w.globby)
+        if v and not v.startswith("-") and "://" not in v and (v[0] in "~./" or "/" in v):
+            out.append(w)
+            if len(out) >= 16:
+                break
     return out
 
 
