@@ -592,6 +592,15 @@ class _Walk:
             facts.scripts[text] = facts.scripts.get(text, False) or words[i].dynamic
         for i in a.code:
             facts.deny.extend(_code_commands(words[i].value))
+            if name == "sed":  # `sed '1e rm x'`: the `e` command's text is a command
+                facts.deny.extend(t for m in _SED_E.finditer(words[i].value) for t in _variable_code(m[1], 0))
+        for v in values[1:]:  # `-o ProxyCommand=...`, `-c core.pager=...`, `-c '!cmd'`: code in a value
+            if ("=" in v or v[:1] in "+:!s") and (m := _CODE_VALUE.match(v)) is not None:
+                facts.deny.extend(_variable_code(m[1] or m[2] or m[3], 0))
+            if name in _EDITORS:
+                for m in _EDITOR_WRITE.finditer(v):
+                    named = Word(m[1], m[1], "$" in m[1], any(c in m[1] for c in "*?[{"))
+                    facts.writes.extend(_word_targets(named, 0, bases))
         if a.effects & GUARDING:
             facts.exec = True
         if a.normal is not None:
@@ -606,6 +615,13 @@ class _Walk:
                 break
             inner = words[s:e]
             inner_values = values[s:e]
+            if inner_values[0].startswith("--") and "=" in inner_values[0]:  # `--rsh=CMD`: the value
+                cut = inner_values[0].index("=") + 1
+                w = inner[0]
+                inner = [Word(w.value[cut:], _cut_raw(w.raw, cut), w.dynamic, w.globby), *inner[1:]]
+                inner_values = [inner[0].value, *inner_values[1:]]
+            if len(inner_values) == 1 and " " in inner_values[0]:  # `-e 'sh -c "..."'`: a command line
+                facts.scripts[inner_values[0]] = facts.scripts.get(inner_values[0], False) or inner[0].dynamic
             facts.deny.extend(_stage_texts(inner_values, 0))
             facts.deny.extend(_brace_texts(inner[0], inner_values[1:]))
             if (idx := script_of(inner_values)) is not None:  # `taskset 1 sh -c '...'`: walk the script
@@ -1033,6 +1049,17 @@ def _latent_texts(cmd: Command, depth: int) -> list[str]:
             continue  # best effort: the word is data as far as bash is concerned right now
     return out
 
+
+# An option value naming code: ssh `ProxyCommand=`/`LocalCommand=`, git `-c core.pager=`/`alias.x=!cmd`,
+# an editor's or pager's `!cmd` (`vim -c '!rm x'`, `less +'!rm x'`); read as commands for deny only.
+_CODE_VALUE = re.compile(
+    r"(?is)(?:-[a-z])?(?:[\w.-]*(?:command|cmd|pager|editor|program|askpass|external|textconv|driver|helper"
+    r"|smudge|clean|process|hook|proxy|fsmonitor)|alias\.[\w.-]+)\s*=\s*!?(.+)|[+:]*!(.+)|shell\s+(.+)"
+)
+# An editor command that writes a file: `vim -c 'w! ~/.bashrc'`, `ex -sc 'sav x|q'`, `+'wq f'`.
+_EDITOR_WRITE = re.compile(r"(?:^|\|)\s*[+:]*\s*(?:w|wq|x|sav(?:eas)?|up(?:date)?|wa)!?\s+([^|\s]+)")
+_EDITORS = frozenset({"vi", "vim", "nvim", "view", "ex", "gvim"})
+_SED_E = re.compile(r"(?:^|[;\n{}0-9$/])\s*!?\s*e\s+([^\n;}]+)")
 
 # Variables whose value a shell or a program runs as a command (for deny rules only).
 _CODE_VARIABLES = frozenset(
