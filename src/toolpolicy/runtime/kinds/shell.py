@@ -573,8 +573,8 @@ class _Walk:
             if value.startswith("@"):
                 facts.reads.extend(_word_targets(words[i], cut + 1, bases))
             elif at := _AT_FILE.match(value):
-                named = value[at.end() :].split(";", 1)[0]
-                w = Word(named, named, words[i].dynamic, any(c in named for c in "*?[{"))
+                fname = value[at.end() :].split(";", 1)[0]
+                w = Word(fname, fname, words[i].dynamic, any(c in fname for c in "*?[{"))
                 facts.reads.extend(_word_targets(w, 0, bases))
         for i, cut in a.writes:
             facts.writes.extend(_word_targets(words[i], cut, bases))
@@ -604,8 +604,8 @@ class _Walk:
                 facts.deny.extend(_variable_code(m[1] or m[2] or m[3], 0))
             if name in _EDITORS:
                 for m in _EDITOR_WRITE.finditer(v):
-                    named = Word(m[1], m[1], "$" in m[1], any(c in m[1] for c in "*?[{"))
-                    facts.writes.extend(_word_targets(named, 0, bases))
+                    edited = Word(m[1], m[1], "$" in m[1], any(c in m[1] for c in "*?[{"))
+                    facts.writes.extend(_word_targets(edited, 0, bases))
         if a.effects & GUARDING:
             facts.exec = True
         if a.normal is not None:
