@@ -600,7 +600,7 @@ class _Walk:
             if name == "sed":  # `sed '1e rm x'`: the `e` command's text is a command
                 facts.deny.extend(t for m in _SED_E.finditer(words[i].value) for t in _variable_code(m[1], 0))
         for v in values[1:]:  # `-o ProxyCommand=...`, `-c core.pager=...`, `-c '!cmd'`: code in a value
-            if ("=" in v or v[:1] in "+:!s") and (m := _CODE_VALUE.match(v)) is not None:
+            if ("=" in v or v[:1] in "+:!" or v.startswith("shell ")) and (m := _CODE_VALUE.match(v)):
                 facts.deny.extend(_variable_code(m[1] or m[2] or m[3], 0))
             if name in _EDITORS:
                 for m in _EDITOR_WRITE.finditer(v):
@@ -1133,8 +1133,11 @@ def _unknown_program_texts(values: Sequence[str]) -> list[str]:
         v = values[k]
         if not v or v.startswith("-") or ASSIGNMENT.match(v):
             continue
-        out.extend(_stage_texts(values, k))
-        if any(c in v for c in "\"'"):
+        rest = " ".join(values[k + 1 :])
+        out.append(f"{v} {rest}" if rest else v)
+        if "/" in v:  # `/opt/bin/rm -rf x` is also `rm -rf x`
+            out.append(f"{basename(v)} {rest}" if rest else basename(v))
+        if "'" in v or '"' in v:
             out.extend(_code_commands(v))
     return out
 
