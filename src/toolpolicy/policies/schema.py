@@ -133,10 +133,12 @@ class PolicyTest(_Model):
     mode: ModeName | None = None
 
 
-Role = Literal["data", "read", "write", "script", "code", "command", "at-read", "sed", "awk", "directory"]
+Role = Literal[
+    "data", "read", "write", "script", "code", "command", "at-read", "sed", "awk", "directory", "prefix"
+]
 OperandRole = Literal[
     "data", "read", "write", "output", "script", "code", "command", "subcommand", "at-read", "sed", "awk",
-    "data...", "read...", "write...", "output...", "script...", "code...", "at-read...",
+    "prefix", "data...", "read...", "write...", "output...", "script...", "code...", "at-read...",
 ]  # fmt: skip
 Effect = Literal["write", "exec", "network", "secret", "delete"]
 

@@ -578,6 +578,12 @@ class _Walk:
                 facts.reads.extend(_word_targets(w, 0, bases))
         for i, cut in a.writes:
             facts.writes.extend(_word_targets(words[i], cut, bases))
+        for i, cut in a.prefixes:  # `split - ~/.bashr` writes ~/.bashr + a suffix: any file it starts
+            w = words[i]
+            named = Word(
+                w.value[cut:] + "*", (w.raw if not cut else _cut_raw(w.raw, cut)) + "*", w.dynamic, True
+            )
+            facts.writes.extend(SOFT + t for t in _word_targets(named, 0, bases))
         for name in a.named_reads:  # `sed '1r FILE'`: a file named inside a program text
             named = Word(name, name, "$" in name or "`" in name, any(c in name for c in "*?[{"))
             facts.reads.extend(_word_targets(named, 0, bases))
@@ -738,9 +744,20 @@ def _stdin_shell(values: Sequence[str], stages: Sequence[int]) -> bool:
         name = basename(values[k])
         if name in SHELLS and _shell_reads_stdin(values[k + 1 :]):
             return True
+        if name in _STDIN_RUNNERS and _runner_reads_stdin(values[k + 1 :]):
+            return True
         if name in _SOURCE and len(values) > k + 1 and values[k + 1] in _STDIN_FILES:
             return True
     return False
+
+
+_STDIN_RUNNERS = frozenset({"at", "batch"})  # they queue the shell script on their stdin (at(1))
+
+
+def _runner_reads_stdin(args: Sequence[str]) -> bool:
+    """`at now`, `batch`: the job is read from stdin unless `-f FILE` names it."""
+    return not any(a == "-f" or a.startswith("--file") or (a.startswith("-") and not a.startswith("--") and "f" in a)
+                   for a in args)  # fmt: skip
 
 
 def _shell_reads_stdin(args: Sequence[str]) -> bool:
@@ -893,7 +910,9 @@ def _scripts(cmd: Command, stages: list[int], walk: _Walk) -> tuple[dict[str, bo
         for idx2, cut in nested_scripts(values):
             _add_script(scripts, words, idx2, cut)
         name = basename(values[0])
-        if name in SHELLS and _shell_reads_stdin(values[1:]):
+        if (name in SHELLS and _shell_reads_stdin(values[1:])) or (
+            name in _STDIN_RUNNERS and _runner_reads_stdin(values[1:])
+        ):
             for s in cmd.stdin:
                 scripts[s.text] = scripts.get(s.text, False) or not s.literal
         if (name in SHELLS or name in _SOURCE) and len(words) > 1:

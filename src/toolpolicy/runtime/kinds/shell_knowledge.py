@@ -52,6 +52,7 @@ ROLES = (
     "subcommand",  # one of the program's subcommands (see `subcommands`)
     "at-read",  # data, or a file read when it starts with `@` (`curl -d @file`)
     "directory",  # the directory the program works in (`git -C DIR`, `make -C DIR`, `env --chdir DIR`)
+    "prefix",  # the start of the names of files it writes (`split IN PREFIX`, `csplit -f PREFIX`)
 )
 # What an option or a subcommand makes the command do (beyond its operands' roles).
 EFFECTS = ("write", "exec", "network", "secret", "delete")
@@ -144,6 +145,7 @@ class Analysis(NamedTuple):
     unknown_write: bool = False  # it writes files it does not name (`tar -x`)
     named_reads: tuple[str, ...] = ()  # files a program text reads by name (sed `r FILE`)
     chdirs: tuple[tuple[int, int], ...] = ()  # (word index, characters to cut) of directories it works in
+    prefixes: tuple[tuple[int, int], ...] = ()  # the same, of name prefixes of files it writes
 
 
 _EMPTY = Analysis()
@@ -333,6 +335,7 @@ class _Acc:
         "named_reads",
         "notes",
         "operand_writes",
+        "prefixes",
         "reads",
         "scripts",
         "unknown_write",
@@ -353,6 +356,7 @@ class _Acc:
         self.unknown_write = False
         self.named_reads: list[str] = []
         self.chdirs: list[tuple[int, int]] = []
+        self.prefixes: list[tuple[int, int]] = []
 
     def result(self, normal: list[int] | None) -> Analysis:
         return Analysis(
@@ -370,6 +374,7 @@ class _Acc:
             self.unknown_write,
             tuple(self.named_reads),
             tuple(self.chdirs),
+            tuple(self.prefixes),
         )
 
 
@@ -575,6 +580,13 @@ def _value(acc: _Acc, role: str, idx: int, cut: int, label: str, note: str, text
         acc.at_reads.append((idx, cut))
     elif role == "directory":
         acc.chdirs.append((idx, cut))
+    elif role == "prefix":  # the name as given, as an option's or an operand's write, and PREFIX*
+        acc.prefixes.append((idx, cut))
+        if label:
+            acc.writes.append((idx, cut))
+            acc.notes.append(f"{label} writes files whose names start with its value")
+        else:
+            acc.operand_writes.append((idx, cut))
     elif role in ("sed", "awk"):
         _program(acc, role, idx, text)
 
