@@ -52,9 +52,14 @@ def main(argv: list[str] | None = None) -> None:
 
         parsed = parse_hook(args)
         if parsed is not None:
-            from .hook_run import answer
+            from .hook_run import answer, exit_process
 
-            answer(*parsed)  # raises SystemExit with the protocol's exit code
+            try:
+                answer(*parsed)  # raises SystemExit with the protocol's exit code
+            except SystemExit as done:
+                if argv is None:  # the process is ours (console script, `python -m`): end it now
+                    exit_process(done.code)
+                raise
     try:
         from .app import cli
 
