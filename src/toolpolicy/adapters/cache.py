@@ -93,19 +93,50 @@ def _entry_path(directory: str, path: str, format: str | None, env: Mapping[str,
     return os.path.join(directory, f"{key[:40]}.pickle")
 
 
-def _package_fingerprint() -> str:
-    """The installed toolpolicy: version plus the size and mtime of every source file."""
+# The subpackages `api.load_policy` may import (the layering of docs/architecture.md: `api` and every
+# layer below it): their sources shape a compiled policy and define the classes it unpickles into.
+# The layers above (cli, adapters, serve, ...) cannot change an entry, so the fingerprint skips them.
+FINGERPRINTED = frozenset(
+    {
+        "source",
+        "vocabulary",
+        "errors",
+        "ast",
+        "runtime",
+        "grammar",
+        "policies",
+        "compiler",
+        "analysis",
+        "testing",
+        "discover",
+        "api",
+    }
+)
+_SOURCE_SUFFIXES = (".py", ".lark", ".yaml", ".json", ".toml")
+
+
+def _package_fingerprint(root: str | None = None) -> str:
+    """The installed toolpolicy (or the package at `root`): its version plus the size and mtime of
+    every source file a compiled policy depends on (top-level modules, `FINGERPRINTED` subpackages)."""
     from .. import __version__
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    digest = _sha256(__version__.encode())
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for name in sorted(filenames):
-            if name.endswith((".py", ".lark", ".yaml", ".json", ".toml")):
-                info = os.stat(os.path.join(dirpath, name))
-                digest.update(f"{dirpath}/{name}:{info.st_size}:{info.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
+    root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    lines: list[str] = [__version__]
+    _stat_tree(root, lines, top=True)
+    return _sha256("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _stat_tree(directory: str, lines: list[str], *, top: bool = False) -> None:
+    """Append `path:size:mtime` of each source file under `directory`, in a stable order."""
+    with os.scandir(directory) as found:
+        entries = sorted(found, key=lambda e: e.name)
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name != "__pycache__" and (not top or entry.name in FINGERPRINTED):
+                _stat_tree(entry.path, lines)
+        elif entry.name.endswith(_SOURCE_SUFFIXES):
+            info = entry.stat()
+            lines.append(f"{entry.path}:{info.st_size}:{info.st_mtime_ns}")
 
 
 def _file_record(path: str) -> list[Any]:
