@@ -13,8 +13,9 @@ from __future__ import annotations
 import io
 import os
 import sys
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any, BinaryIO
 
+from ..vocabulary.records import Record
 from .choices import MODE_CHOICES as MODE_CHOICES
 from .choices import PROTOCOL_CHOICES as PROTOCOL_CHOICES
 
@@ -22,7 +23,7 @@ MAX_INPUT_BYTES = 16 * 1024 * 1024
 MAX_DRAIN_BYTES = 256 * 1024 * 1024  # what is read (and dropped) past the limit, so the agent's write ends
 
 
-class HookArgs(NamedTuple):
+class HookArgs(Record):
     """The options of `policy hook` (see `hook_cmd.py` for their help texts)."""
 
     policy_path: str

@@ -20,10 +20,11 @@ import contextlib
 import os
 import time
 from collections.abc import Generator, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from ..vocabulary import EFFECTS
 from ..vocabulary import MODES as MODE_VALUES
+from ..vocabulary.records import Record
 from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule, ToolSpec
 from .decision import Decision
 from .evaluate import indexed_rules
@@ -51,7 +52,7 @@ MODES = MODE_VALUES
 DECISIONS = EFFECTS
 
 
-class HookRequest(NamedTuple):
+class HookRequest(Record):
     event: str
     payload: dict[str, Any]
     tool: str | None

@@ -14,10 +14,11 @@ matches and no `when` needs evaluating.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import re2
 
+from ..vocabulary.records import Record
 from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule, ToolSpec
 from .pattern_set import ALLOW, DENY, PatternSet
 from .views import clean
@@ -26,7 +27,7 @@ MAX_PLANS = 4096
 ANY_KEY = "\x00any"  # conditions with no key on a tool with no primary argument: any argument
 
 
-class Entry(NamedTuple):
+class Entry(Record):
     """What one pattern of a plan's `PatternSet` is: a condition of `rule` (plan-local position)."""
 
     rule: int

@@ -68,8 +68,9 @@ import re
 import stat
 import sys
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
+from ...vocabulary.records import Record
 from . import TAG_CWD, ArgView, CompiledPattern, Rendered, Unit
 from .glob import ANY, STAR, GlobClass, GlobError, class_regex_char, parse, regex_char
 
@@ -101,7 +102,7 @@ def anchor_of(spec: str) -> tuple[str, str, int]:
     return CWD, spec, 0
 
 
-class _Seg(NamedTuple):
+class _Seg(Record):
     """One pattern segment: `regex` for one path segment, or a `**` globstar."""
 
     regex: str
@@ -433,12 +434,12 @@ def relative(path: str, base: str) -> str | None:
     return path[len(base) + 1 :] if path.startswith(base + "/") else None
 
 
-class _Ctx(NamedTuple):
+class _Ctx(Record):
     cwd: str
     home: str
 
 
-class _Lexical(NamedTuple):
+class _Lexical(Record):
     """What a path view is before the filesystem is consulted (memoised per text, cwd and home)."""
 
     units: tuple[Unit, ...]  # one per reading (POSIX, Windows), the raw deny texts on the first

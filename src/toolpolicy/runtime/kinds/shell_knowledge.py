@@ -26,7 +26,9 @@ import bisect
 import os
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
+
+from ...vocabulary.records import Record
 
 __all__ = [
     "EFFECTS",
@@ -60,7 +62,7 @@ NONE, REQUIRED, OPTIONAL = 0, 1, 2
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
-class Opt(NamedTuple):
+class Opt(Record):
     """One option (all its spellings share this record)."""
 
     name: str  # the spelling used in messages (`-o`)
@@ -73,7 +75,7 @@ class Opt(NamedTuple):
     note: str = ""  # what it does, for `--explain`
 
 
-class Spec(NamedTuple):
+class Spec(Record):
     """What one program (or one subcommand) does with its argv."""
 
     name: str
@@ -127,7 +129,7 @@ class Table:
 _MISSING: Any = object()
 
 
-class Analysis(NamedTuple):
+class Analysis(Record):
     """What `analyse` found; indices are into the words it was given."""
 
     reads: tuple[tuple[int, int], ...] = ()  # (word index, characters to cut) of files read

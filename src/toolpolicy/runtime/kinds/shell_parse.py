@@ -32,11 +32,12 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
+from ...vocabulary.records import Record
 from .shell_words import (
     Unparseable,
     Word,
@@ -112,12 +113,12 @@ def parser() -> Parser:
 _PARSER: list[Parser] = []
 
 
-class StdinText(NamedTuple):
+class StdinText(Record):
     text: str  # a heredoc body or here-string fed to the command
     literal: bool  # no expansion happens in it (quoted delimiter, or no `$`/backtick inside)
 
 
-class Command(NamedTuple):
+class Command(Record):
     """One simple command as bash would run it (wrappers and all; `shell.py` interprets them)."""
 
     raw: str  # source slice
@@ -282,7 +283,7 @@ def _heredoc_quoted(redirect: Node, data: bytes) -> bool:
 # --------------------------------------------------------------------------- the walk
 
 
-class _Redirs(NamedTuple):
+class _Redirs(Record):
     """Redirections inherited from enclosing compounds (`{ a; b; } > f` writes f for both)."""
 
     writes: tuple[str, ...] = ()

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import NamedTuple
+
+from ...vocabulary.records import Record
 
 
 class Unparseable(Exception):
     """The text cannot be analysed; the message says why (for diagnostics)."""
 
 
-class Word(NamedTuple):
+class Word(Record):
     value: str  # after quote removal; expansions kept as written
     raw: str  # the word as written
     dynamic: bool  # holds an expansion: its run-time value is unknown
