@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .evaluate import _unit_texts, _whole_text
-from .kinds import ArgView, Unit, path, shell
+from .kinds import ArgView, Unit, path
 from .pattern_set import joined
 from .plan import ToolPlan, plan_for
 from .rules import MAX_WRITE_CHECKS, normalise_args
@@ -27,6 +27,9 @@ from .views import _url_view, plain_view
 if TYPE_CHECKING:
     from .decision import Decision
     from .engine import Engine
+    from .kinds import shell
+else:
+    from .views import shell  # the shell kind, imported on first use
 
 
 class Where:

@@ -25,11 +25,15 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from .kinds.shell_words import HOME, UNKNOWN, expand_braces
 from .rules import MAX_WRITE_CHECKS, PreparedCall, RuleVerdict, combine, prepare
 
 if TYPE_CHECKING:
     from .engine import Engine
+    from .kinds import shell_words
+else:
+    from .views import _LazyKind
+
+    shell_words = _LazyKind("shell_words")  # its targets come from the shell kind: loaded by then
 
 PATTERN = "\x00"
 SOFT = "\x05"  # a write the command makes by nature (`rm x`): only path denies and asks count
@@ -123,7 +127,7 @@ def _reads(
 def _shown(target: str) -> str:
     if not target.startswith(PATTERN):
         return target
-    return target[1:].replace(HOME, "~").replace(UNKNOWN, "$…")
+    return target[1:].replace(shell_words.HOME, "~").replace(shell_words.UNKNOWN, "$…")
 
 
 def _path_decision(engine: Engine, call: PreparedCall, tool: str, path: str) -> RuleVerdict:
@@ -187,15 +191,16 @@ def expand(target: str, cwd: str, home: str) -> tuple[list[str], bool]:
     if not target.startswith(PATTERN):
         return [target], True
     out: list[str] = []
-    for form in expand_braces(target[1:], _MAX_PATHS):
-        form = form.replace(HOME, _escape(home))
+    home_mark, unknown = shell_words.HOME, shell_words.UNKNOWN
+    for form in shell_words.expand_braces(target[1:], _MAX_PATHS):
+        form = form.replace(home_mark, _escape(home))
         if form.startswith("~"):  # `~user/...`
             head, sep, rest = form.partition("/")
             user_home = os.path.expanduser(_unescape(head))
             form = _escape(user_home) + sep + rest if not user_home.startswith("~") else form
-        fills = (_escape(home), _escape(cwd), "", "/") if UNKNOWN in form else ("",)
+        fills = (_escape(home), _escape(cwd), "", "/") if unknown in form else ("",)
         for fill in fills:
-            candidate = form.replace(UNKNOWN, fill)
+            candidate = form.replace(unknown, fill)
             out.append(_unescape(candidate))
             if _GLOB.search(candidate):
                 out.extend(_glob(candidate, cwd))
