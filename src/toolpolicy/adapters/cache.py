@@ -20,7 +20,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import pickle
 import stat
 import sys
 from collections.abc import Mapping
@@ -33,6 +32,11 @@ except ImportError:  # pragma: no cover - depends on the Python version
         from _sha2 import sha256 as _sha256  # CPython >= 3.12
     except ImportError:
         from hashlib import sha256 as _sha256
+
+try:  # the C unpickler alone: `pickle` itself (its pure-Python half, struct) costs the hook ~1 ms
+    from _pickle import Unpickler, UnpicklingError
+except ImportError:  # pragma: no cover - a Python without the C accelerator
+    from pickle import Unpickler, UnpicklingError
 
 MAGIC = b"toolpolicy-compiled-v1\n"
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
@@ -209,7 +213,7 @@ _DATA_MODULES = frozenset(
 )
 
 
-class _PolicyUnpickler(pickle.Unpickler):
+class _PolicyUnpickler(Unpickler):
     """Unpickles only the classes a compiled policy is made of.
 
     The cache directory belongs to the user the agent runs as, so a process of the agent's could
@@ -224,7 +228,7 @@ class _PolicyUnpickler(pickle.Unpickler):
             found = super().find_class(module, name)
             if isinstance(found, type):
                 return found
-        raise pickle.UnpicklingError(f"{module}.{name} is not part of a compiled policy")
+        raise UnpicklingError(f"{module}.{name} is not part of a compiled policy")
 
 
 def _read_private(entry: str) -> bytes | None:
@@ -263,6 +267,8 @@ def _write_entry(entry: str, policy: Any, path: str, before: list[Any]) -> None:
         if sources[0] != before:
             return
         meta = json.dumps({"sources": sources}).encode()
+        import pickle  # only when writing an entry
+
         payload = MAGIC + meta + b"\n" + pickle.dumps(policy, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # an unpicklable or unreadable policy is simply not cached
         return
