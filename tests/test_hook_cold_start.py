@@ -132,3 +132,60 @@ def test_fingerprint_skips_layers_above_the_api_and_bytecode(tmp_path: Path) -> 
     (root / "runtime" / "__pycache__" / "compiled.cpython-311.pyc").write_bytes(b"\0")
     (root / "runtime" / "notes.txt").write_text("not a source")
     assert policy_cache._package_fingerprint(str(root)) == before
+
+
+# -- the path kind's symlink probe ---------------------------------------------------------------
+@pytest.mark.skipif(sys.platform != "linux", reason="openat2 and the early lstat probe are Linux's")
+def test_the_lstat_probe_tells_what_openat2_tells(tmp_path: Path) -> None:
+    """The first calls of a process use `lstat` (no ctypes import); it must agree with openat2."""
+    from toolpolicy.runtime.kinds import path as path_kind
+
+    openat2 = path_kind._openat2_probe()
+    if openat2 is None:
+        pytest.skip("this kernel has no openat2 (Linux < 5.6 or a seccomp filter)")
+    (tmp_path / "d" / "e").mkdir(parents=True)
+    (tmp_path / "d" / "f.txt").write_text("x")
+    (tmp_path / "link_dir").symlink_to(tmp_path / "d")
+    (tmp_path / "d" / "link_file").symlink_to(tmp_path / "d" / "f.txt")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    t = str(tmp_path)
+    paths = [
+        "/",
+        t,
+        f"{t}/d",
+        f"{t}/d/e",
+        f"{t}/d/e/",
+        f"{t}//d/./e",
+        f"{t}/d/f.txt",
+        f"{t}/d/f.txt/below",  # a file as a directory: ENOTDIR
+        f"{t}/missing/deeper/x",  # missing: nothing below can be a link
+        f"{t}/link_dir",
+        f"{t}/link_dir/e",
+        f"{t}/d/link_file",
+        f"{t}/dangling",
+        f"{t}/dangling/x",
+        "/proc/self/root/etc",  # a magic link
+        "/proc/self/cwd",
+        "/etc/passwd",
+    ]
+    assert [path_kind._lstat_probe(p) for p in paths] == [openat2(p) for p in paths]
+
+
+def test_a_hook_process_deciding_a_path_does_not_import_ctypes(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.yaml"
+    policy.write_text('version: 1\ndefault: ask\npermissions:\n  allow: ["edit_file:path=/srv/**"]\n')
+    probe = (
+        "import sys\n"
+        "from toolpolicy import Engine, load_policy\n"
+        "from toolpolicy.runtime.kinds import path\n"
+        f"engine = Engine(load_policy({str(policy)!r}))\n"
+        "first = engine.decide('edit_file', {'path': '/srv/a/b.txt'}).decision\n"
+        "early = 'ctypes' in sys.modules\n"
+        "for i in range(path.EARLY_CALLS + 1):\n"
+        "    engine.decide('edit_file', {'path': f'/srv/a/{i}.txt'})\n"
+        "print(first, early, bool(path._OPENAT2) or sys.platform != 'linux')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.split() == ["allow", "False", "True"]
