@@ -13,10 +13,13 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any
 
 from ..runtime.strict_json import no_constants, no_duplicate_keys
 from ..vocabulary.records import Record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_INPUT_CHARS = 16 * 1024 * 1024  # a hook payload above this is refused (fail closed)
 _NO_ENV: Mapping[str, str] = MappingProxyType({})
@@ -51,7 +54,7 @@ class HookOptions(Record):
     max_input_chars: int = MAX_INPUT_CHARS
 
 
-EngineFactory = Callable[..., Any]  # called as engine_factory(mode=..., session_id=...) -> Engine
+EngineFactory = Callable[..., "Any"]  # called as engine_factory(mode=..., session_id=...) -> Engine
 
 
 class InputError(Exception):

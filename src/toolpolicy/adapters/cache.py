@@ -23,7 +23,10 @@ import os
 import stat
 import sys
 from collections.abc import Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 try:  # the builtin SHA-256: `hashlib` loads OpenSSL, which costs the hook's cold start ~3 ms
     from _sha256 import sha256 as _sha256  # CPython <= 3.11

@@ -9,7 +9,10 @@ take) is click's, in `app.py`.
 from __future__ import annotations
 
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("check_cmd", "check_command"),

@@ -13,11 +13,14 @@ from __future__ import annotations
 import io
 import os
 import sys
-from typing import Any, BinaryIO
 
 from ..vocabulary.records import Record
 from .choices import MODE_CHOICES as MODE_CHOICES
 from .choices import PROTOCOL_CHOICES as PROTOCOL_CHOICES
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 MAX_DRAIN_BYTES = 256 * 1024 * 1024  # what is read (and dropped) past the limit, so the agent's write ends

@@ -8,12 +8,14 @@ here: regex strings and the `when` AST (rebuilding the closures needs neither La
 from __future__ import annotations
 
 from _thread import LockType, allocate_lock  # threading itself costs the hook's cold start
-from typing import TYPE_CHECKING, Any
 
 from ..vocabulary import EFFECT_RANK
 from ..vocabulary.records import Record
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:  # hooks are imported only by policies that have some (pickle finds the module)
+    from typing import Any
+
     from ..ast.when import Node as WhenNode
     from ..errors import PolicyError
     from ..source import Origin

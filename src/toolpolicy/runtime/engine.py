@@ -20,7 +20,6 @@ import contextlib
 import os
 import time
 from collections.abc import Generator, Mapping
-from typing import TYPE_CHECKING, Any
 
 from ..vocabulary import EFFECTS
 from ..vocabulary import MODES as MODE_VALUES
@@ -40,7 +39,10 @@ from .rules import (
     when_env,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:  # imported where used: hooks and the reference interpreter are off the hook's cold path
+    from typing import Any
+
     from .cel import WhenFn
     from .hooks.types import HookResult
 

@@ -23,11 +23,13 @@ import glob
 import itertools
 import os
 import re
-from typing import TYPE_CHECKING, Any
 
 from .rules import MAX_WRITE_CHECKS, PreparedCall, RuleVerdict, combine, prepare
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .engine import Engine
     from .kinds import shell_words
 else:

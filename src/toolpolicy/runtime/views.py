@@ -18,9 +18,12 @@ import math
 import re
 import unicodedata
 from json.encoder import py_encode_basestring
-from typing import TYPE_CHECKING, Any
 
 from .kinds import ArgView, CompiledPattern, Kind, Rendered, Unit, glob, path, simple_view
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class _LazyKind:

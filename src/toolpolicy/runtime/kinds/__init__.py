@@ -26,9 +26,13 @@ Nothing here imports Lark or pydantic: views are built on the decide() hot path.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
-
 from ...vocabulary.records import Record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+else:
+    Protocol = object  # `Kind` is a Protocol for the type checker; at run time nothing reads that
 
 # Records on the decide() path are `Record`s (NamedTuples without typing's import cost) or
 # hand-written slot classes, not dataclasses: a dataclass costs ~0.7 ms to create at import, and

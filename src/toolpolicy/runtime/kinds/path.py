@@ -68,11 +68,14 @@ import re
 import stat
 import sys
 from collections.abc import Callable
-from typing import Any
 
 from ...vocabulary.records import Record
 from . import TAG_CWD, ArgView, CompiledPattern, Rendered, Unit
 from .glob import ANY, STAR, GlobClass, GlobError, class_regex_char, parse, regex_char
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_PATH = 4096  # longer values are never allowed and never resolved on the filesystem
 MEMO_SIZE = 16384  # lexical views memoised (like `re`'s cache), for values up to MEMO_CHARS

@@ -26,9 +26,12 @@ import bisect
 import os
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from ...vocabulary.records import Record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "EFFECTS",

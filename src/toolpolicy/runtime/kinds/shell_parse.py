@@ -32,10 +32,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from tree_sitter import Node, Parser
 
 from ...vocabulary.records import Record
 from .shell_words import (
@@ -45,6 +41,12 @@ from .shell_words import (
     find_substitutions,
     scan_word,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from tree_sitter import Node, Parser
 
 __all__ = [
     "MAX_DEPTH",
