@@ -189,3 +189,37 @@ def test_a_hook_process_deciding_a_path_does_not_import_ctypes(tmp_path: Path) -
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout.split() == ["allow", "False", "True"]
+
+
+# -- what the hook imports ------------------------------------------------------------------------
+HEAVY = ("typing", "ctypes", "pickle", "dataclasses", "click", "pydantic", "lark", "tree_sitter", "yaml")
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "not_loaded"),
+    [
+        ("Edit", {"file_path": "/srv/app/main.py", "old_string": "a", "new_string": "b"}, HEAVY),
+        ("Read", {"file_path": "/etc/hosts"}, HEAVY),
+        ("Bash", {"command": "git status"}, HEAVY),
+        ("Bash", {"command": "git log | head -n 5"}, HEAVY[1:-2]),  # tree-sitter (which imports typing)
+    ],
+)
+def test_the_warm_hook_imports_nothing_it_does_not_need(
+    policy: Path, tmp_path: Path, tool: str, tool_input: dict[str, object], not_loaded: tuple[str, ...]
+) -> None:
+    probe = (
+        "import sys, json\n"
+        "from toolpolicy.cli import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        f"print(json.dumps(sorted(m for m in {list(HEAVY)!r} if m in sys.modules)), file=sys.stderr)\n"
+    )
+    stdin = json.dumps({"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input})
+    env = {"TOOLPOLICY_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    args = [sys.executable, "-c", probe, "hook", "claude-code", "--policy", str(policy)]
+    runs = [
+        subprocess.run(args, input=stdin, capture_output=True, text=True, timeout=60, env=env, check=True)
+        for _ in ("cold: compiles and caches", "warm: from the cache")
+    ]
+    assert json.loads(runs[1].stdout)["hookSpecificOutput"]["permissionDecision"] in ("allow", "ask", "deny")
+    loaded = json.loads(runs[1].stderr.strip().splitlines()[-1])
+    assert not set(loaded) & set(not_loaded), loaded
