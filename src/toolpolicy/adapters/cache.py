@@ -207,6 +207,7 @@ def _unpickle(data: bytes) -> Any:
 _DATA_MODULES = frozenset(
     {
         "toolpolicy.runtime.compiled",
+        "toolpolicy.runtime.kinds.knowledge_table",
         "toolpolicy.runtime.kinds.shell_knowledge",
         "toolpolicy.runtime.hooks.types",
         "toolpolicy.source",

@@ -2,7 +2,7 @@
 
 Place in the pipeline: runtime, decide time. The knowledge is *data* written in the policy
 language (`commands:` in a policy file, plus the bundled `policies/commands.yaml`); the compiler
-validates it and turns it into the `Table` below (plain NamedTuples and dicts: picklable, no
+validates it and turns it into a `Table` (`knowledge_table.py`) (plain NamedTuples and dicts: picklable, no
 per-call work). `shell.py` asks `analyse(words, table)` about each simple command (quotes already
 removed) and gets back an `Analysis`: which words are files read or written, which are shell
 scripts, interpreter code or whole commands run by the program, which options make it write,
@@ -28,6 +28,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from ...vocabulary.records import Record
+from .knowledge_table import Table
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
@@ -96,40 +97,6 @@ class Spec(Record):
     assignments: bool  # `NAME=VALUE` words (and a lone `-`) before the command operand are data
     unknown_exec: bool  # an option it does not list makes it exec-capable
     note: str
-
-
-class Table:
-    """The knowledge of one policy: program name -> its entry, built into a `Spec` on first use.
-
-    Holds the validated entries as plain data (cheap to pickle with a compiled policy); `digest`
-    identifies the content (shell views are memoised per digest).
-    """
-
-    __slots__ = ("digest", "entries", "specs")
-
-    def __init__(self, entries: dict[str, Mapping[str, Any]], digest: str) -> None:
-        self.entries = entries  # program name -> entry (names of a group share one entry object)
-        self.digest = digest
-        self.specs: dict[str, Spec | None] = {}
-
-    def get(self, name: str) -> Spec | None:
-        spec = self.specs.get(name, _MISSING)
-        if spec is _MISSING:
-            entry = self.entries.get(name)
-            spec = None if entry is None else build_spec(name, entry)
-            if len(self.specs) < 4096:
-                self.specs[name] = spec
-        return spec  # type: ignore[return-value]
-
-    def __getstate__(self) -> tuple[dict[str, Mapping[str, Any]], str]:
-        return (self.entries, self.digest)
-
-    def __setstate__(self, state: tuple[dict[str, Mapping[str, Any]], str]) -> None:
-        self.entries, self.digest = state
-        self.specs = {}
-
-
-_MISSING: Any = object()
 
 
 class Analysis(Record):
