@@ -4,7 +4,9 @@ Place in the pipeline: runtime, decide time. The compiler builds a `Table` from 
 `commands:` entries (and the bundled ones) and pickles it with the compiled policy. It lives in
 its own module so that unpickling a policy does not import `shell_knowledge` (its records and
 regexes, ~1.5 ms of a hook process): a hook deciding an edit or a fetch never analyses a command.
-`Table.get` builds a program's `Spec` with `shell_knowledge.build_spec` on first use.
+`Table.get` builds a program's `Spec` on first use with `shell_knowledge.build_spec`, which
+`shell_knowledge` registers here when it is imported (a seam, so this module imports nothing of
+the shell kind: whoever analyses a command has imported `shell_knowledge` by then).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Mapping
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from .shell_knowledge import Spec
@@ -40,10 +43,10 @@ class Table:
             entry = self.entries.get(name)
             if entry is None:
                 spec = None
+            elif BUILD_SPEC:
+                spec = BUILD_SPEC[0](name, entry)
             else:
-                from .shell_knowledge import build_spec  # loaded by then: `shell` imports it
-
-                spec = build_spec(name, entry)
+                raise RuntimeError("toolpolicy.runtime.kinds.shell_knowledge is not imported")
             if len(self.specs) < 4096:
                 self.specs[name] = spec
         return spec  # type: ignore[no-any-return]
@@ -57,3 +60,4 @@ class Table:
 
 
 _MISSING: Any = object()
+BUILD_SPEC: list[Callable[[str, Mapping[str, Any]], Spec]] = []  # [shell_knowledge.build_spec]

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import bisect
 import os
-import re
 from collections.abc import Mapping, Sequence
 
+from ...vocabulary.lazy_regex import lazy_compile
 from ...vocabulary.records import Record
-from .knowledge_table import Table
+from .knowledge_table import BUILD_SPEC, Table
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ ROLES = (
 EFFECTS = ("write", "exec", "network", "secret", "delete")
 GUARDING = frozenset({"exec", "secret"})  # a prefix allow never covers these (exact rules only)
 NONE, REQUIRED, OPTIONAL = 0, 1, 2
-_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 class Opt(Record):
@@ -546,16 +546,16 @@ def _value(acc: _Acc, role: str, idx: int, cut: int, label: str, note: str, text
         _program(acc, role, idx, text)
 
 
-_SED_EXEC = re.compile(
+_SED_EXEC = lazy_compile(
     r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?(?:,(?:\d+|\$|/[^/\n]*/))?!?\s*e(?:[\s;}]|$)|/[gpiImM0-9]*e[gpiImM0-9]*(?:[\s;}]|$)"
 )
-_SED_WRITE = re.compile(
+_SED_WRITE = lazy_compile(
     r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?(?:,(?:\d+|\$|/[^/\n]*/))?!?\s*[wW]\s|/[gpiImM0-9]*w\s"
 )
-_AWK_WRITE = re.compile(r"printf?\b[^;{}\n]*>")
+_AWK_WRITE = lazy_compile(r"printf?\b[^;{}\n]*>")
 
 
-_SED_READ = re.compile(
+_SED_READ = lazy_compile(
     r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?(?:,(?:\d+|\$|/[^/\n]*/))?!?\s*[rR][ \t]*([^\n;}]+)"
 )
 
@@ -607,3 +607,6 @@ def _effects(acc: _Acc, effects: frozenset[str] | set[str], label: str, note: st
         acc.notes.append(f"{label} {verb}" + (f" ({note})" if note else ""))
     if "write" in effects or "delete" in effects:
         acc.unknown_write = True
+
+
+BUILD_SPEC[:] = [build_spec]  # `Table.get` builds specs with it (knowledge_table.py)
