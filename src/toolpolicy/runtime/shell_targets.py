@@ -19,11 +19,11 @@ read) as calls of its read tool (`Read`, `read_file`...):
 
 from __future__ import annotations
 
-import glob
 import itertools
 import os
 import re
 
+from ..vocabulary.lazy_regex import lazy_compile
 from .rules import MAX_WRITE_CHECKS, PreparedCall, RuleVerdict, combine, prepare
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
@@ -41,7 +41,7 @@ PATTERN = "\x00"
 SOFT = "\x05"  # a write the command makes by nature (`rm x`): only path denies and asks count
 READ_TOOLS = ("Read", "read_file", "view", "read", "ReadFile")
 _MAX_PATHS = 32  # paths one pattern may name that are decided
-_GLOB = re.compile(r"(?<!\\)[*?\[]")
+_GLOB = lazy_compile(r"(?<!\\)[*?\[]")
 
 
 def check_targets(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> RuleVerdict:
@@ -213,6 +213,8 @@ def expand(target: str, cwd: str, home: str) -> tuple[list[str], bool]:
 
 def _glob(pattern: str, cwd: str) -> list[str]:
     """What bash's pathname expansion gives on this filesystem (dotfiles only when named)."""
+    import glob  # here: the module (and fnmatch, and their regexes) only when a target is a glob
+
     full = pattern if pattern.startswith("/") else os.path.join(_escape(cwd), pattern)
     try:
         return list(itertools.islice(glob.iglob(_to_python_glob(full)), _MAX_PATHS))

@@ -15,10 +15,10 @@ from __future__ import annotations
 import functools
 import json
 import math
-import re
 import unicodedata
 from json.encoder import py_encode_basestring
 
+from ..vocabulary.lazy_regex import lazy_compile
 from .kinds import ArgView, CompiledPattern, Kind, Rendered, Unit, glob, path, simple_view
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
@@ -52,7 +52,7 @@ else:
 MAX_VALUE_CHARS = 1 << 20  # a plain value larger than this is never allowed by a pattern
 MAX_PATH_LIST = 256  # a path argument that is a list of up to this many strings: each is a path
 _LIST_TAG = ("\x02list",)
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = lazy_compile("[\ud800-\udfff]")
 
 
 def clean(text: str) -> str:

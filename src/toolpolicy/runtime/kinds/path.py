@@ -64,11 +64,11 @@ import functools
 import json
 import os
 import posixpath
-import re
 import stat
 import sys
 from collections.abc import Callable
 
+from ...vocabulary.lazy_regex import lazy_compile
 from ...vocabulary.records import Record
 from . import TAG_CWD, ArgView, CompiledPattern, Rendered, Unit
 from .glob import ANY, STAR, GlobClass, GlobError, class_regex_char, parse, regex_char
@@ -80,8 +80,8 @@ if TYPE_CHECKING:
 MAX_PATH = 4096  # longer values are never allowed and never resolved on the filesystem
 MEMO_SIZE = 16384  # lexical views memoised (like `re`'s cache), for values up to MEMO_CHARS
 MEMO_CHARS = 1024
-_TAGGISH = re.compile(r"[\x00-\x03]")
-_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/]|$)")
+_TAGGISH = lazy_compile(r"[\x00-\x03]")
+_DRIVE = lazy_compile(r"^([A-Za-z]):(?:[\\/]|$)")
 _SEP, _NOT_SEP = "/", "[^/]"
 _FLOAT_DENY = "(?:\x01|.*/)"  # deny-side "any depth": under the cwd tag or after any `/`
 
@@ -343,7 +343,7 @@ def approx_globs(spec: str) -> tuple[str, ...]:
     return (text,)
 
 
-_WILD_SEG = re.compile(r"[*?\[\\]")
+_WILD_SEG = lazy_compile(r"[*?\[\\]")
 _GLOB_SEG = r"[^/]*[*?\[][^/]*"  # a path segment that is itself a glob (`Glob(pattern=/etc/*)`)
 _RE_SPECIAL = frozenset("\\.^$|?*+()[]{}")
 

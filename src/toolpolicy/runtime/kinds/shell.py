@@ -77,6 +77,7 @@ import re
 import shlex
 from collections.abc import Iterable, Sequence
 
+from ...vocabulary.lazy_regex import lazy_compile
 from . import ArgView, CompiledPattern, Unit
 from .shell_knowledge import GUARDING, Analysis, Table, analyse, bundled
 from .shell_parse import (
@@ -112,7 +113,7 @@ SAFE_ENV = frozenset(
 )  # plus LC_* (see _safe_assign)
 _MAX_FALLBACK_PIECES = 2_000
 _MAX_STAGES = 32  # see-through stages kept per command (deny texts grow with their square)
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = lazy_compile("[\ud800-\udfff]")
 _EVAL_BUILTINS = frozenset(
     {"let", "declare", "typeset", "local", "export", "readonly", "printf", "read", "unset"}
     | {"test", "[", "[[", "mapfile", "readarray", "wait"}
