@@ -228,3 +228,55 @@ def test_view_is_fast() -> None:
     for i in range(n):
         kind.view(f"https://api{i % 50}.example.com/v1/items?q={i}")
     assert (time.perf_counter() - start) / n < 0.0005
+
+
+# `address:CLASS`: IP-address hosts by class, in every spelling a client accepts
+ADDRESS_CASES = [
+    ("address:loopback", "http://127.0.0.1/", True),
+    ("address:loopback", "http://2130706433/", True),  # one decimal number
+    ("address:loopback", "http://0x7f.1/admin", True),  # hex and a short form
+    ("address:loopback", "http://0177.0.0.1/", True),  # octal
+    ("address:loopback", "http://[::1]:8080/", True),
+    ("address:loopback", "http://[::ffff:127.0.0.1]/", True),  # IPv4-mapped
+    ("address:loopback", "http://localhost/", False),  # names are `domain:` patterns
+    ("address:private", "http://10.1.2.3/", True),
+    ("address:private", "http://172.31.255.255/", True),
+    ("address:private", "http://172.32.0.1/", False),
+    ("address:private", "http://192.168.0.1/", True),
+    ("address:private", "http://100.64.0.1/", True),  # shared address space
+    ("address:private", "http://[fd00::1]/", True),
+    ("address:private", "http://8.8.8.8/", False),
+    ("address:link-local", "http://169.254.169.254/latest/meta-data/", True),
+    ("address:link-local", "http://[fe80::1]/", True),
+    ("address:unspecified", "http://0.0.0.0:8000/", True),
+    ("address:unspecified", "http://0/", True),
+    ("address:unspecified", "http://[::]/", True),
+    ("address:non-public", "http://192.0.2.10/", True),  # documentation range
+    ("address:non-public", "http://10.0.0.1/", True),
+    ("address:non-public", "http://93.184.216.34/", False),
+    ("address:ip", "http://93.184.216.34/", True),
+    ("address:ip", "https://[2606:4700::1111]/", True),
+    ("address:ip", "https://example.com/?next=http://10.0.0.1/", False),  # the host decides
+    ("address:ip", "https://1.1.1.1.example.com/", False),
+    ("address:ip", "https://evil.com\\@10.0.0.1/", True),  # any host reading counts for a deny
+]
+
+
+@pytest.mark.parametrize(("spec", "url", "want"), ADDRESS_CASES)
+def test_address_classes(spec: str, url: str, want: bool) -> None:
+    allow, deny = check(spec, url)
+    assert deny is want
+    if not want:
+        assert not allow
+
+
+def test_address_allow_needs_every_reading() -> None:
+    # urllib reads 10.0.0.1, WHATWG reads evil.com: an allow of private addresses must not hold
+    assert check("address:private", "https://evil.com\\@10.0.0.1/") == (False, True)
+    assert check("address:private", "http://10.0.0.1/x") == (True, True)
+
+
+@pytest.mark.parametrize("spec", ["address:", "address:public", "address:10.0.0.0/8"])
+def test_unknown_address_class_is_an_error(spec: str) -> None:
+    with pytest.raises(GlobError, match="address class"):
+        kind.compile_spec(spec)

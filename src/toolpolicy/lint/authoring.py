@@ -80,7 +80,12 @@ def check_authoring(ctx: LintContext) -> None:
 
 def _call_form(ctx: LintContext, rule: CompiledRule, spec: str, kinds: set[str]) -> None:
     loc = ctx.rule_location(rule)
-    if "url" in kinds and not spec.startswith("domain:") and "://" not in spec and "/" not in spec:
+    if (
+        "url" in kinds
+        and not spec.startswith(("domain:", "address:"))
+        and "://" not in spec
+        and "/" not in spec
+    ):
         ctx.add(
             "lint_url_without_domain",
             f"{label(rule)}: `{spec}` is matched against the whole URL, so it never matches `https://{spec}/x`",

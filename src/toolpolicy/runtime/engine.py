@@ -43,8 +43,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hoo
 if TYPE_CHECKING:  # imported where used: hooks and the reference interpreter are off the hook's cold path
     from typing import Any
 
-    from .cel import WhenFn
     from .hooks.types import HookResult
+    from .when_table import WhenTable
 
 # `DecisionSource` values, as plain strings (the runtime never imports enum).
 _GUARD_HOOK = "guard_hook"
@@ -432,11 +432,17 @@ class Engine:
     def when_holds(self, rule: CompiledRule, env: Mapping[str, Any]) -> tuple[bool | None, str | None]:
         """A rule's `when` on `env` (`{"tool", "args", "context"}`): `(True|False, None)` or
         `(None, message)` when it cannot be evaluated."""
-        from .cel import evaluate_when
+        return self.when_table().holds(rule.index, env)
 
-        policy = self.policy
-        fns = policy.lazy("when", lambda: _build_when(policy))
-        return evaluate_when(fns[rule.index], env)
+    def when_table(self) -> WhenTable:
+        """The policy's `when` closures and the memo of its pure conditions."""
+        table = self.policy._lazy.get("when")
+        if table is None:
+            from .when_table import WhenTable  # with `cel`: only once a condition is evaluated
+
+            policy = self.policy
+            table = policy.lazy("when", lambda: WhenTable(policy))
+        return table  # type: ignore[no-any-return]
 
     def _rule_decision(self, verdict: RuleVerdict) -> Decision:
         rule = verdict.rule
@@ -603,27 +609,6 @@ def _open_log(target: Any) -> Any:
     from .log import DecisionLog
 
     return DecisionLog(target)
-
-
-class _WhenClosures(dict[int, "WhenFn"]):
-    """`when` closures by rule index, built from the checked AST on first use."""
-
-    def __init__(self, policy: CompiledPolicy) -> None:
-        super().__init__()
-        self.policy = policy
-
-    def __missing__(self, index: int) -> WhenFn:
-        from .when import build_when
-
-        node = self.policy.rules[index].when
-        assert node is not None, "only rules with a `when` have a closure"
-        fn = build_when(node, glob_fold=self.policy.fold)
-        self[index] = fn
-        return fn
-
-
-def _build_when(policy: CompiledPolicy) -> dict[int, WhenFn]:
-    return _WhenClosures(policy)
 
 
 def _rule_reason(decision: str, rule: CompiledRule) -> str:

@@ -334,13 +334,22 @@ class _When:
 
     def holds(self, p: int) -> bool | None:
         """Does rule `p` (plan position) hold? None: it could not be evaluated (the general way)."""
+        index = self.plan.rules[p].index
+        table = self.engine.when_table()
+        field = table.field(index)
+        if field is not None and not self.plan.spec.aliases:  # a pure condition: maybe known
+            value = self.args.get(field)
+            if type(value) is str:
+                known = table.known(index, value)
+                if known is not None:
+                    return known
         if self.env is None:
             self.env = {
                 "tool": self.plan.raw,
                 "args": normalise_args(self.args, self.plan.spec.aliases),
                 "context": dict(self.context or {}),
             }
-        ok, err = self.engine.when_holds(self.plan.rules[p], self.env)
+        ok, err = table.holds(index, self.env)
         return None if err is not None else ok
 
 

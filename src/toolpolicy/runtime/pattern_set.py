@@ -15,6 +15,18 @@ string exactly when it full-matches one of its side's texts. A text or a pattern
 NUL itself cannot use the trick; such values are matched one text at a time against a
 full-match set of the original patterns (`slow`), which gives the same answer.
 
+Floating patterns (`(?s).*M.*`: `Bash(* *pastebin.com*)`, a deny of `*forbidden*`) are kept out
+of that set. In it, each one's leading `.*` is a loop thread that stays alive at every position of
+every text, so a DFA state holds one thread per floating pattern *times* the progress of every
+anchored one: with a few thousand rules the states outgrow RE2's DFA budget, the DFA thrashes and a
+match costs hundreds of microseconds. A floating pattern full-matches a text exactly when `M`
+occurs in it, so they go into two unanchored sets (one per side) of `[^\0]M`, searched in that
+side's part of the same joined string: `M` cannot cross a NUL, and the `[^\0]` in front keeps it
+off the side marker (a text's first character follows its marker, every other one a character of
+the text). The unanchored search shares one loop among all of them, as Aho-Corasick does. Only `M`
+that begin with a mandatory literal and have no top-level `|` are split off (so they cannot match
+the empty string); any other pattern stays in the anchored set.
+
 The patterns are the compiler's own output (plain globs, Bash, path and URL specifiers), so the
 rewrite only needs their dialect: escapes (`\\x`, `\\xNN`, `\\x{...}`), classes, `.`, groups.
 """
@@ -86,6 +98,65 @@ def _has_nul(regex: str) -> bool:
     return SEP in regex or "\\x00" in regex or "\\x{0}" in regex or "\\x{00}" in regex
 
 
+FLOATING_FROM = 8  # fewer floating patterns than this stay in the anchored set
+_FLAGS = frozenset("imsU")
+_NOT_LITERAL = frozenset(".[()|^$*+?{}\\")
+_CLASS_ESCAPES = frozenset("dDwWsSbBAzpPQEC")
+
+
+def floating_middle(regex: str) -> tuple[str, str] | None:
+    """`(flags, M)` when `regex` is `(?FLAGS).*M.*` with `s` among the flags, `M` starting with a
+    mandatory literal and holding no top-level `|`; None for any other regex (kept anchored)."""
+    if not regex.startswith("(?") or ")" not in regex:
+        return None
+    end = regex.index(")")
+    flags = regex[2:end]
+    if "s" not in flags or not set(flags) <= _FLAGS:
+        return None
+    body = regex[end + 1 :]
+    if not body.startswith(".*") or not body.endswith(".*") or len(body) < 5:
+        return None
+    middle = body[2:-2]
+    trailing_escapes = len(middle) - len(middle.rstrip("\\"))
+    if trailing_escapes % 2:
+        return None  # the final `.` is escaped: a literal dot, not a wildcard
+    first = _literal_atom(middle)
+    if first is None or middle[first : first + 1] in ("*", "?", "{", "+"):
+        return None  # `M` could be empty (or a quantified first atom, kept simple)
+    depth, i = 0, 0
+    while i < len(middle):
+        c = middle[i]
+        if c == "\\":
+            if middle[i + 1 : i + 2] in ("A", "z"):
+                return None  # text anchors mean something else inside the joined string
+            i = _escape_end(middle, i)
+            continue
+        if c == "[":
+            i = _class_end(middle, i)
+            continue
+        if c in "^$":
+            return None
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            return None
+        i += 1
+    return flags, middle
+
+
+def _literal_atom(middle: str) -> int | None:
+    """The end of `middle`'s first atom when it is one literal character; None otherwise."""
+    if not middle:
+        return None
+    if middle[0] == "\\":
+        if len(middle) < 2 or middle[1] in _CLASS_ESCAPES or middle[1].isdigit():
+            return None
+        return _escape_end(middle, 0)
+    return None if middle[0] in _NOT_LITERAL else 1
+
+
 def joined(allow: Sequence[str], deny: Sequence[str]) -> bytes | None:
     """The texts as one UTF-8 string for `PatternSet.match`; None when a text holds a NUL."""
     parts = [SEP + ALLOW + t for t in dict.fromkeys(allow)]
@@ -103,24 +174,54 @@ class PatternSet:
     would encode the text again on every call).
     """
 
-    __slots__ = ("_full", "_match", "_patterns", "_sides", "slow")
+    __slots__ = ("_float", "_full", "_match", "_patterns", "_sides", "slow")
 
-    def __init__(self, patterns: Sequence[tuple[str, str]], safe: Sequence[str | None] = ()) -> None:
+    def __init__(
+        self,
+        patterns: Sequence[tuple[str, str]],
+        safe: Sequence[str | None] = (),
+        floating_from: int = FLOATING_FROM,
+    ) -> None:
         """`patterns`: (side, regex) pairs, side ALLOW or DENY; ids are positions in this list.
 
         `safe[i]`, when given, is `nul_safe` of pattern i's regex (the compiler stores it).
+        Floating patterns get their own sets when there are at least `floating_from` of them.
         """
         self._patterns = [regex for _, regex in patterns]
         self._sides = [side for side, _ in patterns]
         self.slow = any(_has_nul(regex) for regex in self._patterns)
         self._full: tuple[Any, Any] | None = None
         self._match: Any = None
+        # per side: (the unanchored set's Match, its ids -> ids here), or None
+        self._float: dict[str, tuple[Any, list[int]]] = {}
         if not self.slow:
             s = re2.Set.SearchSet(_OPTIONS)
+            ids: list[int] = []  # the anchored set's ids -> ids here
+            floating: dict[str, list[tuple[int, str]]] = {ALLOW: [], DENY: []}
+            splits = [floating_middle(regex) for _, regex in patterns]
+            if sum(split is not None for split in splits) < floating_from:
+                splits = [None] * len(patterns)  # a few: one set is cheaper than two matches
             for i, (side, regex) in enumerate(patterns):
+                split = splits[i]
+                if split is not None:
+                    flags, middle = split
+                    floating[side].append((i, "[^\\x00]" + nul_safe(f"(?{flags}){middle}")))
+                    continue
                 s.Add(SEP + side + ((safe[i] if i < len(safe) else None) or nul_safe(regex)) + SEP)
+                ids.append(i)
             s.Compile()
-            self._match = s._set.Match
+            match = s._set.Match
+            if len(ids) == len(patterns):
+                self._match = match
+            else:
+                self._match = _remapped(match, ids) if ids else _no_hits
+                for side, found in floating.items():
+                    if found:
+                        f = re2.Set.SearchSet(_OPTIONS)
+                        for _, regex in found:
+                            f.Add(regex)
+                        f.Compile()
+                        self._float[side] = (f._set.Match, [i for i, _ in found])
 
     def match(self, allow: Sequence[str], deny: Sequence[str], text: bytes | None = None) -> list[int]:
         """Ids of the patterns matching one of their side's texts (`text`: `joined(allow, deny)`)."""
@@ -128,8 +229,22 @@ class PatternSet:
             if text is None:
                 text = joined(allow, deny)
             if text is not None:
-                return self._match(text) or []
+                hits = self._match(text) or []
+                if self._float:
+                    hits = self._floating(text, hits)
+                return hits
         return self._match_each(allow, deny)
+
+    def _floating(self, text: bytes, hits: list[int]) -> list[int]:
+        """Add the floating patterns found in their side's part of the joined text."""
+        k = text.find(_DENY_START)  # the allow texts come first, then the deny texts
+        for side, (match, ids) in self._float.items():
+            part = (text if k < 0 else text[:k]) if side == ALLOW else (text[k:] if k >= 0 else b"")
+            if part:
+                found = match(part)
+                if found:
+                    hits = [*hits, *(ids[j] for j in found)]
+        return hits
 
     def _match_each(self, allow: Sequence[str], deny: Sequence[str]) -> list[int]:
         if self._full is None:
@@ -149,6 +264,23 @@ class PatternSet:
             s.Add(regex if own == side else _NEVER)
         s.Compile()
         return s
+
+
+_DENY_START = (SEP + DENY).encode()
+
+
+def _remapped(match: Any, ids: list[int]) -> Any:
+    """A set's Match whose ids are mapped back to the positions of the original list."""
+
+    def remapped(text: bytes) -> list[int]:
+        found = match(text)
+        return [ids[j] for j in found] if found else []
+
+    return remapped
+
+
+def _no_hits(text: bytes) -> list[int]:
+    return []
 
 
 _NEVER = "[^\\x00-\\x{10ffff}]"  # matches no character: a placeholder that keeps ids aligned

@@ -326,10 +326,14 @@ def _plain_text_view(value: str) -> ArgView:
 
 
 def clear_memos() -> None:
-    """Empty every per-text memo of the views (shell commands, paths, URLs, plain texts).
+    """Empty every per-text memo of the views (shell commands, paths, URLs, plain texts) and of
+    the conditions that read one argument (`when_table`).
 
     For benchmarks and tests that must see a text decided cold; decisions never depend on it.
     """
+    from .when_table import clear_when_memos
+
+    clear_when_memos()
     _url_view.cache_clear()
     _plain_text_view.cache_clear()
     for memoised in (shell._view_text, path._lexical_cached):

@@ -29,7 +29,7 @@ from ..ast.when import (
 from . import cel
 from .cel import WhenFn
 
-__all__ = ["IMPLEMENTATIONS", "WhenFn", "build_when"]
+__all__ = ["IMPLEMENTATIONS", "WhenFn", "build_when", "text_field"]
 
 # The functions of `toolpolicy.ast.when.FUNCTIONS` that are not pattern functions.
 IMPLEMENTATIONS: dict[str, Callable[..., object]] = {
@@ -53,6 +53,43 @@ def build_when(node: Node, *, glob_fold: bool = False) -> WhenFn:
     the compiler would have rejected (an unchecked tree).
     """
     return _Builder(glob_fold).build(node)
+
+
+def text_field(node: Node) -> str | None:
+    """`X` when the condition reads nothing but the one argument `args.X` (and literals), so its
+    result is a pure function of that argument's value; None otherwise.
+
+    Such a condition's result can be memoised per value (`Engine.when_holds`): `tool`,
+    `context`, other arguments, `args` as a whole or an indexed argument make it impure here.
+    """
+    found: set[str] = set()
+    if not _reads_only_args_fields(node, found) or len(found) != 1:
+        return None
+    return found.pop()
+
+
+def _reads_only_args_fields(node: Node, found: set[str]) -> bool:
+    if isinstance(node, Literal):
+        return True
+    if isinstance(node, Select):
+        if isinstance(node.operand, Ident) and node.operand.name == "args":
+            found.add(node.name)
+            return True
+        return False  # `context.x`, `args.x.y`, ...: not one argument's value
+    if isinstance(node, Has):
+        return _reads_only_args_fields(node.operand, found)
+    if isinstance(node, ListLit):
+        return all(_reads_only_args_fields(i, found) for i in node.items)
+    if isinstance(node, Unary):
+        return _reads_only_args_fields(node.operand, found)
+    if isinstance(node, Binary):
+        return _reads_only_args_fields(node.left, found) and _reads_only_args_fields(node.right, found)
+    if isinstance(node, Logical):
+        return all(_reads_only_args_fields(o, found) for o in node.operands)
+    if isinstance(node, Call):
+        operands = ((node.target,) if node.target is not None else ()) + node.args
+        return all(_reads_only_args_fields(o, found) for o in operands)
+    return False  # Ident (`tool`, `args`, `context` whole), Index
 
 
 def _where(node: Node) -> str:

@@ -399,7 +399,12 @@ class _Walk:
             more, stdin_code = self.command(cmd, depth, taint, bases)
             units.extend(more)
             stdin = stdin or stdin_code
-            if not cmd.stdin and not cmd.reads and (stdin_code or self.interprets_stdin(cmd)):
+            if (
+                len(commands) > 1  # a consumer matters only beside a command that prints
+                and not cmd.stdin
+                and not cmd.reads
+                and (stdin_code or self.interprets_stdin(cmd))
+            ):
                 consumers.append(i)
             if cmd.words and cmd.words[0].value in _DIR_CHANGERS:
                 bases = _change_dir(bases, cmd.words)
@@ -601,13 +606,29 @@ def _prints_unknown(cmd: Command) -> bool:
 
 def _reads_code_from_stdin(values: Sequence[str], table: Table) -> bool:
     """An interpreter (its knowledge has a `code` option) given no script file, or `-`."""
-    spec = table.get(basename(values[0]))
-    if spec is None or basename(values[0]) in SHELLS:
-        return False
-    if not any(o.role == "code" for o in (*spec.short.values(), *spec.long.values())):
+    name = basename(values[0])
+    if name in SHELLS or not _has_code_option(table, name):
         return False
     operands = [v for v in values[1:] if not v.startswith("-") or v == "-"]
     return not operands or operands[0] == "-"
+
+
+def _has_code_option(table: Table, name: str) -> bool:
+    """Does the program take inline code through an option (`python -c`, `node -e`)?"""
+    key = (table.digest, name)
+    known = _HAS_CODE.get(key)
+    if known is None:
+        spec = table.get(name)
+        known = spec is not None and any(
+            o.role == "code" for o in (*spec.short.values(), *spec.long.values())
+        )
+        if len(_HAS_CODE) > 4096:
+            _HAS_CODE.clear()
+        _HAS_CODE[key] = known
+    return known
+
+
+_HAS_CODE: dict[tuple[str, str], bool] = {}
 
 
 def _runs_substitution(values: Sequence[str], words: Sequence[Word]) -> bool:

@@ -11,6 +11,16 @@ Compile time (`compile_spec`):
   forms become dotted quads and IPv6 literals (`[::1]` or `::1`) their compressed form. The
   regex is `TAG_HOST` + a regex over the normalised host. Ports, paths, empty labels and
   wildcards in non-ASCII labels are errors (GlobError).
+* `address:CLASS` names the hosts that are IP addresses of a class, in any spelling a client
+  accepts (`http://2130706433/`, `0x7f.1`, `[::ffff:127.0.0.1]` are all loopback): `ip` (any
+  IP address, IPv4 or IPv6), `loopback` (127.0.0.0/8, ::1), `private` (10/8, 172.16/12,
+  192.168/16, the shared 100.64/10, fc00::/7), `link-local` (169.254/16, fe80::/10: the cloud
+  metadata services live there), `unspecified` (0.0.0.0/8, ::, which clients send to the local
+  machine) and `non-public` (every address the IANA special-purpose registries mark as not
+  globally reachable: the classes above and the documentation, benchmarking and reserved
+  ranges; Python's `ipaddress.is_global`). An IPv4-mapped IPv6 address is also its IPv4
+  address. Host names are never classified (`localhost`, `*.internal` are `domain:` patterns):
+  resolving a name is not the policy's business, and the answer would change under it.
 * Anything else is a plain glob over the URL as given (`glob.to_regex`, folded by default).
 
 Decide time (`view`): the URL is read the way `urllib.parse` reads it *and* the way WHATWG
@@ -38,7 +48,7 @@ import json
 import re
 from urllib.parse import unquote, urlsplit
 
-from . import TAG_HOST, ArgView, CompiledPattern, Rendered, Unit
+from . import TAG_ADDRESS, TAG_HOST, ArgView, CompiledPattern, Rendered, Unit
 from .glob import GlobError, has_wildcard, to_regex
 
 MAX_URL = 65536  # longer values are never allowed (their host still serves deny)
@@ -51,6 +61,12 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):(.*)", re.DOTALL)
 _C0_SPACE = "".join(chr(i) for i in range(0x21))
 _PREFIX = "domain:"
+_ADDRESS = "address:"
+ADDRESS_CLASSES = ("ip", "loopback", "private", "link-local", "unspecified", "non-public")
+_PRIVATE = tuple(
+    ipaddress.ip_network(n)
+    for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7")
+)
 
 
 # --------------------------------------------------------------------------- compile
@@ -58,6 +74,12 @@ _PREFIX = "domain:"
 
 def compile_spec(spec: str, *, fold: bool = True) -> CompiledPattern:
     """Compile a WebFetch specifier to an RE2 regex over `view` texts; raises GlobError."""
+    if spec.startswith(_ADDRESS):
+        name = spec[len(_ADDRESS) :].strip().lower()
+        if name not in ADDRESS_CLASSES:
+            known = ", ".join(ADDRESS_CLASSES)
+            raise GlobError(f"unknown address class `{name}` (known: {known})", len(_ADDRESS))
+        return CompiledPattern(regex=re.escape(TAG_ADDRESS + name), exact=False, source=spec)
     if not spec.startswith(_PREFIX):
         return CompiledPattern(to_regex(spec, fold=fold), exact=not has_wildcard(spec), source=spec)
     body, exact = _domain_regex(spec[len(_PREFIX) :], len(_PREFIX))
@@ -66,6 +88,12 @@ def compile_spec(spec: str, *, fold: bool = True) -> CompiledPattern:
 
 def approx_globs(spec: str) -> tuple[str, ...]:
     """Plain globs over URLs that approximate `spec` (for the analysis' examples, never for proofs)."""
+    if spec.startswith(_ADDRESS):
+        return (
+            ("http://127.0.0.1/*",)
+            if spec.endswith(("loopback", "non-public", "ip"))
+            else ("http://10.0.0.1/*",)
+        )
     if not spec.startswith(_PREFIX):
         return (spec,)
     host = spec[len(_PREFIX) :]
@@ -319,8 +347,11 @@ def _unit(text: str, host: str | None, raw_host: str, host_ok: bool, allowable: 
     if host is not None:
         deny.append(TAG_HOST + host)
         deny.extend(TAG_HOST + h for h in _mapped_ipv4(host))
+        classes = address_classes(host)
+        deny.extend(classes)
         if host_ok and allowable:
             allow.append(TAG_HOST + host)
+            allow.extend(classes)
     else:
         deny.append(TAG_HOST + raw_host.removesuffix("."))
     return Unit(allow_texts=tuple(allow), deny_texts=tuple(dict.fromkeys(deny)))
@@ -332,3 +363,35 @@ def _mapped_ipv4(host: str) -> list[str]:
         return []
     mapped = ipaddress.IPv6Address(host[1:-1]).ipv4_mapped
     return [str(mapped)] if mapped else []
+
+
+@functools.lru_cache(maxsize=1024)
+def address_classes(host: str) -> tuple[str, ...]:
+    """The `TAG_ADDRESS` texts of a normalised host: its address classes, () for a name."""
+    try:
+        address: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(
+            host[1:-1] if host.startswith("[") else host
+        )
+    except ValueError:
+        return ()  # a host name: never classified
+    found = {"ip"}
+    forms: list[ipaddress.IPv4Address | ipaddress.IPv6Address] = [address]
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        forms.append(address.ipv4_mapped)
+    for a in forms:
+        if a.is_loopback:
+            found.add("loopback")
+        if a.is_link_local:
+            found.add("link-local")
+        if a.is_unspecified or (a.version == 4 and a in _THIS_NETWORK):
+            found.add("unspecified")
+        if any(a.version == n.version and a in n for n in _PRIVATE):
+            found.add("private")
+        if not a.is_global or a.is_multicast:
+            found.add("non-public")
+    return tuple(TAG_ADDRESS + c for c in ADDRESS_CLASSES if c in found)
+
+
+_THIS_NETWORK = ipaddress.ip_network(
+    "0.0.0.0/8"
+)  # "this host on this network": 0.x reaches the local machine
