@@ -253,6 +253,8 @@ def _as_text(value: object) -> str:
 
 def _clean(text: str) -> str:
     """Lone surrogates (possible in JSON input) become U+FFFD: RE2 cannot match them."""
+    if text.isascii():  # no surrogate (and no compiling the pattern) in the common case
+        return text
     return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
@@ -315,7 +317,7 @@ def _opaque_script_start(words: Sequence[str]) -> int | None:
     return None
 
 
-_QUOTED = re.compile(r"\$'((?:[^'\\]|\\.)*)'|'([^']*)'|\"((?:[^\"\\]|\\.)*)\"")
+_QUOTED = lazy_compile(r"\$'((?:[^'\\]|\\.)*)'|'([^']*)'|\"((?:[^\"\\]|\\.)*)\"")
 
 
 def _quoted_scripts(text: str, digest: str) -> list[str]:
@@ -764,7 +766,7 @@ def _cut_raw(raw: str, cut: int) -> str:
     return raw[cut:] if raw[:cut].replace("'", "").replace('"', "") == raw[:cut] else raw
 
 
-_CODE_STRING = re.compile(r"""(?s)(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")""")
+_CODE_STRING = lazy_compile(r"""(?s)(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")""")
 
 
 def _code_commands(code: str) -> list[str]:
@@ -984,7 +986,7 @@ def _canonical(values: list[str]) -> str:
     return " ".join(shlex.quote(v) if (not v or _BLANK.search(v)) else v for v in values)
 
 
-_BLANK = re.compile(r"[\s'\"\\\\]")  # blanks, quotes and backslashes: re-quote to keep the argv
+_BLANK = lazy_compile(r"[\s'\"\\\\]")  # blanks, quotes and backslashes: re-quote to keep the argv
 
 
 def _join(words: Iterable[Word]) -> str:

@@ -33,6 +33,7 @@ import os
 import re
 import sys
 
+from ...vocabulary.lazy_regex import lazy_compile
 from ...vocabulary.records import Record
 from .shell_words import (
     Unparseable,
@@ -206,20 +207,20 @@ def _first_error(node: Node) -> Node | None:
 
 # A text made only of words of these characters, quoted strings that expand nothing and spaces:
 # one simple command, no operator, redirection, expansion, glob, comment or line continuation.
-_PLAIN_TEXT = re.compile(r"""(?:[A-Za-z0-9_./=:,+@%^ -]|'[^']*'|"[^"$`\\!]*")*""")
-_PLAIN_TOKEN = re.compile(r"""(?:[A-Za-z0-9_./=:,+@%^-]|'[^']*'|"[^"$`\\!]*")+""")
-_ASSIGN_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+_PLAIN_TEXT = lazy_compile(r"""(?:[A-Za-z0-9_./=:,+@%^ -]|'[^']*'|"[^"$`\\!]*")*""")
+_PLAIN_TOKEN = lazy_compile(r"""(?:[A-Za-z0-9_./=:,+@%^-]|'[^']*'|"[^"$`\\!]*")+""")
+_ASSIGN_TOKEN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 # tree-sitter rejects `a%x`, `a@x`, `x=1 a:b` and some words after a command word `-...`
-_COMMAND_WORD = re.compile(
+_COMMAND_WORD = lazy_compile(
     r"""(?:[A-Za-z0-9_./+]|'[^']*'|"[^"$`\\!]*")(?:[A-Za-z0-9_./+-]|'[^']*'|"[^"$`\\!]*")*"""
 )
-_DIGIT_ASSIGN = re.compile(r"[0-9][A-Za-z0-9_]*\+?=")
+_DIGIT_ASSIGN = lazy_compile(r"[0-9][A-Za-z0-9_]*\+?=")
 # Words bash reads as syntax at the start of a command (and `in`, `do`... after `for`/`case`).
 _RESERVED = frozenset(
     {"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do"}
     | {"done", "in", "function", "time", "coproc", "{", "}", "!", "[[", "]]"}
 )
-_RESERVED_START = re.compile(
+_RESERVED_START = lazy_compile(
     "(?:" + "|".join(re.escape(w) for w in sorted(_RESERVED, key=len, reverse=True)) + r")(?![A-Za-z0-9_])"
 )
 
