@@ -5,13 +5,15 @@ Run: `pytest bench/test_bench_mcp_proxy.py -s` (prints one table, stops by itsel
 The official SDK client calls the `echo` tool of a real MCP server process
 (`tests/mcp_servers/recording_server.py`), CALLS distinct calls in a row, directly and through the
 proxy (a rule-only policy allowing `mcp__rec__echo`), alternating ROUNDS times; the table shows the
-best round of each, per call, and the difference: what the proxy adds (a second stdio hop, one
-decision, the result check).
+best and the median round of each, per call, and the difference: what the proxy adds (a second stdio
+hop through the relay, one JSON parse per message each way, one decision). The load average is
+printed beside it: the machine is shared.
 """
 
 from __future__ import annotations
 
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -28,7 +30,7 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = [sys.executable, str(ROOT / "tests" / "mcp_servers" / "recording_server.py")]
 CALLS = 200
-ROUNDS = 3
+ROUNDS = 5
 POLICY = 'version: 1\ndefault: deny\npermissions:\n  allow: ["mcp__rec__echo"]\n'
 
 
@@ -56,10 +58,12 @@ def test_proxy_added_latency(tmp_path: Path) -> None:
         args=["mcp-proxy", "--policy", str(policy), "--name", "rec", "--no-hooks", "--", *SERVER],
         env=env,
     )
-    best = {"direct": float("inf"), "proxied": float("inf")}
+    rounds: dict[str, list[float]] = {"direct": [], "proxied": []}
     for _ in range(ROUNDS):
-        best["direct"] = min(best["direct"], anyio.run(_per_call, direct))
-        best["proxied"] = min(best["proxied"], anyio.run(_per_call, proxied))
-    added = best["proxied"] - best["direct"]
-    print(f"\n{CALLS} distinct tools/call over stdio, best of {ROUNDS} rounds; milliseconds per call")
-    print(f"direct {best['direct'] * 1e3:.3f}  proxied {best['proxied'] * 1e3:.3f}  added {added * 1e3:.3f}")
+        rounds["direct"].append(anyio.run(_per_call, direct))
+        rounds["proxied"].append(anyio.run(_per_call, proxied))
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"\n{CALLS} distinct tools/call over stdio, {ROUNDS} rounds; ms per call; load average {load}")
+    for label, pick in (("best", min), ("median", statistics.median)):
+        d, p = pick(rounds["direct"]), pick(rounds["proxied"])
+        print(f"{label:6}  direct {d * 1e3:.3f}  proxied {p * 1e3:.3f}  added {(p - d) * 1e3:.3f}")

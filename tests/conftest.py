@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -24,3 +25,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="rewrite golden CLI transcripts from the current output",
     )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_leaked_processes(tmp_path_factory: pytest.TempPathFactory):
+    """Fail the session if a test left a process running (a child, or anything naming our temp dir)."""
+    from process_leaks import kill, leaked_processes
+
+    yield
+    marker = str(tmp_path_factory.getbasetemp()) + os.sep
+    leaked = leaked_processes(marker, parent=os.getpid())
+    if leaked:
+        kill(list(leaked))
+        lines = "\n".join(f"  {pid}: {cmd}" for pid, cmd in sorted(leaked.items()))
+        pytest.fail(f"the tests left {len(leaked)} process(es) running (now killed):\n{lines}", pytrace=False)

@@ -158,3 +158,46 @@ def test_env_prefix_warning_says_env_runs_commands(tmp_path: Path) -> None:
     text = 'version: 1\nprofile: claude-code\npermissions:\n  allow: ["Bash(env *)"]\n'
     f = finding(lint_text(tmp_path, text), "lint_exec_prefix_allow")
     assert "runs" in str(f) and "safe" not in str(f)
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    ["taskset", "strace", "gdb", "script", "tmux", "screen", "systemd-run", "firejail", "fakeroot", "vim"],
+)
+def test_exec_wrapper_prefix_allow_is_warned(tmp_path: Path, prefix: str) -> None:
+    """The wrappers the command knowledge learned in the issue-12 acceptance round are warned too."""
+    text = f'version: 1\nprofile: claude-code\npermissions:\n  allow: ["Bash({prefix} *)"]\n'
+    f = finding(lint_text(tmp_path, text), "lint_exec_prefix_allow")
+    assert ":4:" in str(f) and "runs other commands" in str(f)
+
+
+def test_exact_wrapper_allow_is_not_warned(tmp_path: Path) -> None:
+    text = 'version: 1\nprofile: claude-code\npermissions:\n  allow: ["Bash(taskset -c 0 make)"]\n'
+    assert not [f for f in lint_text(tmp_path, text) if f.code == "lint_exec_prefix_allow"]
+
+
+def test_deny_shadowed_by_a_broader_higher_priority_allow_is_warned(tmp_path: Path) -> None:
+    text = textwrap.dedent(
+        """\
+        version: 1
+        profile: claude-code
+        rules:
+          - {decision: allow, match: "Bash(git *)", priority: 10}
+          - {decision: deny, match: "Bash(git push *)"}
+        """
+    )
+    f = finding(lint_text(tmp_path, text), "lint_deny_unreachable")
+    assert ":5:" in str(f) and "shadowed" in str(f) and "git push x" in str(f)
+
+
+def test_deny_beside_a_narrower_higher_priority_allow_is_not_warned(tmp_path: Path) -> None:
+    text = textwrap.dedent(
+        """\
+        version: 1
+        profile: claude-code
+        rules:
+          - {decision: allow, match: "Bash(git status)", priority: 10}
+          - {decision: deny, match: "Bash(git push *)"}
+        """
+    )
+    assert not [f for f in lint_text(tmp_path, text) if f.code == "lint_deny_unreachable"]

@@ -17,6 +17,8 @@ from types import ModuleType
 
 import pytest
 
+from process_leaks import leaked_processes
+
 pytestmark = pytest.mark.slow
 
 HARNESS = Path(__file__).parent / "agents" / "cline_client.py"
@@ -59,7 +61,8 @@ def hook(tmp_path: Path, text: str) -> str:
 
 
 def test_allow_runs_deny_and_ask_cancel_broken_policy_cancels(harness, tmp_path) -> None:
-    allowed = harness.run(hook(tmp_path, POLICY))
+    runs = tmp_path / "runs"
+    allowed = harness.run(hook(tmp_path, POLICY), workdir=runs)
     assert allowed.hook_payload["preToolUse"]["toolName"] == "run_commands"
     assert allowed.ran, allowed
     for marker, text in (
@@ -67,5 +70,7 @@ def test_allow_runs_deny_and_ask_cancel_broken_policy_cancels(harness, tmp_path)
         ("ASKED_FILE", POLICY),
         ("MARKER_FILE", "permissions: [\n"),
     ):
-        outcome = harness.run(hook(tmp_path, text), marker=marker)
+        outcome = harness.run(hook(tmp_path, text), marker=marker, workdir=runs)
         assert not outcome.ran, (marker, outcome)
+    # Cline's detached hub daemon (`cline --cline-hub-daemon --cwd <run>/proj`) is stopped by each run.
+    assert leaked_processes(str(runs)) == {}

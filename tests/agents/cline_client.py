@@ -4,14 +4,22 @@
 of tests/agents/copilot_client.py (which asks for one `run_commands` call, then answers text);
 the project's `.clinerules/hooks/PreToolUse` is an executable that runs the hook under test.
 Run it by hand: `python tests/agents/cline_client.py "/abs/policy hook cline --policy P"`.
+
+Cline starts a detached hub daemon (`cline --cline-hub-daemon --cwd <project>`, in its own session, so
+it outlives the run and a process-group kill misses it). `run()` stops it with `cline hub stop` and then
+kills, by pid, any process still naming the run's private directory (`leftover_processes`), so a run
+leaves nothing behind.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -59,6 +67,46 @@ def install(version: str = CLINE_VERSION, timeout: float = 600) -> Path:
     return launcher
 
 
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def leftover_processes(marker: str) -> list[int]:
+    """Pids of this user's processes whose command line, working directory or environment names `marker`."""
+    needle, found = marker.encode(), []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if entry.stat().st_uid != os.getuid():
+                continue
+            texts = [(entry / "cmdline").read_bytes(), (entry / "environ").read_bytes()]
+            texts.append(os.readlink(entry / "cwd").encode())
+        except OSError:  # the process ended meanwhile, or it is not ours to read
+            continue
+        if any(needle in text for text in texts):
+            found.append(int(entry.name))
+    return found
+
+
+def _stop_hub(launcher: Path, root: Path, project: Path, env: dict[str, str]) -> None:
+    """Stop the hub daemon this run started, then kill whatever still names `root`."""
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        subprocess.run(
+            [str(launcher), "hub", "stop", "--cwd", str(project)],
+            env=env,
+            cwd=project,
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    for pid in leftover_processes(str(root)):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
 @dataclass
 class Outcome:
     ran: bool
@@ -68,10 +116,18 @@ class Outcome:
     stdout: str
 
 
-def run(hook_command: str, *, marker: str = "MARKER_FILE", timeout: float = 120) -> Outcome:
-    """Run Cline once on `touch <marker>` with `hook_command` as its PreToolUse hook."""
+def run(
+    hook_command: str, *, marker: str = "MARKER_FILE", timeout: float = 120, workdir: Path | None = None
+) -> Outcome:
+    """Run Cline once on `touch <marker>` with `hook_command` as its PreToolUse hook.
+
+    The run lives in a fresh directory under `workdir` (default: the install cache); every process
+    it started, the hub daemon included, is gone when this returns.
+    """
     launcher = install()
-    root = Path(tempfile.mkdtemp(prefix="run-cline-", dir=cache_root()))
+    base = workdir if workdir is not None else cache_root()
+    base.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix="run-cline-", dir=base))
     project, home, config, capture = root / "proj", root / "home", root / "config", root / "payload.json"
     hooks = project / ".clinerules" / "hooks"
     hooks.mkdir(parents=True)
@@ -82,6 +138,9 @@ def run(hook_command: str, *, marker: str = "MARKER_FILE", timeout: float = 120)
     model = _copilot_client().FakeModel(f"touch {marker}").start()
     env = {k: os.environ[k] for k in ("PATH", "LANG", "LC_ALL", "TERM", "TZ") if k in os.environ}
     env.update({"HOME": str(home), "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"})
+    # Cline's hub daemon listens on 127.0.0.1:25463 unless told otherwise: give each run its own port so
+    # runs (and other users of the machine) never share or fight over one daemon.
+    env["CLINE_HUB_PORT"] = str(_free_port())
     try:
         auth = ["auth", "-p", "openai-compatible", "-k", "test", "-m", MODEL, "-b", model.url]
         subprocess.run(
@@ -113,6 +172,7 @@ def run(hook_command: str, *, marker: str = "MARKER_FILE", timeout: float = 120)
         )
     finally:
         model.stop()
+        _stop_hub(launcher, root, project, env)
     payload = json.loads(capture.read_text()) if capture.exists() and capture.read_text().strip() else None
     outcome = Outcome(
         (project / marker).exists(),

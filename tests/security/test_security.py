@@ -146,6 +146,7 @@ def test_corpus_is_large_and_covers_every_topic() -> None:
         "oversized_malformed",
         "hooks",
         "model_replies",
+        "attack_variants",
     ):
         assert topics[topic] > 0, f"no cases for {topic}"
     notes = [case_id(t, c) for t, c in DECISION_CASES + REPLY_CASES + POLICY_FILE_CASES]

@@ -53,6 +53,13 @@ MODE_CHOICES = ["default", "yolo", "non_interactive", "auto_edit"]
     type=click.FloatRange(min=0.1),
     help="seconds to wait for the upstream",
 )
+@click.option(
+    "--max-message-bytes",
+    default=64 * 1024 * 1024,
+    show_default=True,
+    type=click.IntRange(min=1024),
+    help="the longest JSON-RPC line accepted from either side (a stdio upstream)",
+)
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def mcp_proxy_command(
     policy_path: str,
@@ -66,6 +73,7 @@ def mcp_proxy_command(
     no_hooks: bool,
     log_path: str | None,
     timeout: float,
+    max_message_bytes: int,
     command: tuple[str, ...],
 ) -> None:
     """Front an MCP server (`-- COMMAND...` over stdio, or `--upstream URL`) and enforce POLICY on its calls."""
@@ -83,6 +91,7 @@ def mcp_proxy_command(
         "strict": strict,
         "filter_tools": filter_tools,
         "timeout": timeout,
+        "max_message_bytes": max_message_bytes,
         "env": dict(os.environ),
     }
     try:
@@ -112,16 +121,23 @@ def _engine(policy_path: str, fmt: str | None, mode: str | None, hooks: bool, lo
 
 
 def _serve(engine: Any, settings: dict[str, Any], lock: Any) -> None:
-    try:
-        import anyio
-
-        from ..mcp_proxy.proxy import ProxyOptions, serve_stdio
-    except ImportError as exc:
-        _fail(f"the MCP proxy needs the `mcp` extra (pip install 'toolpolicy[mcp]'): {exc}")
+    from ..mcp_proxy.calls import ProxyOptions
     from ..mcp_proxy.lock import LockError
 
+    options = ProxyOptions(**settings)
     try:
-        anyio.run(serve_stdio, engine, ProxyOptions(**settings), lock)
+        if options.command:  # a stdio upstream: the lean relay (no MCP SDK needed)
+            from ..mcp_proxy import relay
+
+            relay.run(engine, options, lock)
+            return
+        try:
+            import anyio
+
+            from ..mcp_proxy.proxy import serve_http_upstream
+        except ImportError as exc:
+            _fail(f"an HTTP upstream needs the `mcp` extra (pip install 'toolpolicy[mcp]'): {exc}")
+        anyio.run(serve_http_upstream, engine, options, lock)
     except KeyboardInterrupt:
         sys.exit(130)
     except LockError as exc:

@@ -157,8 +157,12 @@ def _colon_path(ctx: LintContext, rule: CompiledRule, key: str, glob: str) -> No
     )
 
 
+_MAX_SHADOW_SAMPLES = 500  # engine calls spent looking for shadowed denies (bounded on huge policies)
+
+
 def _unreachable_denies(ctx: LintContext) -> None:
     allows = [r for r in ctx.policy.rules if r.decision == "allow" and r.when is None and r.modes is None]
+    budget = _MAX_SHADOW_SAMPLES
     for deny in ctx.policy.rules:
         if deny.decision == "allow":
             continue
@@ -178,6 +182,33 @@ def _unreachable_denies(ctx: LintContext) -> None:
                     help="give the deny at least the allow's priority, or narrow the allow",
                 )
                 break
+            budget -= 1 if same_tool else 0
+            example = _shadowed_example(ctx, deny, allow) if same_tool and budget > 0 else None
+            if example is not None:  # `Bash(git *)` at priority 10 over `Bash(git push *)`
+                ctx.add(
+                    "lint_deny_unreachable",
+                    f"{label(deny)} is shadowed: {label(allow)} has a higher priority "
+                    f"({allow.priority} > {deny.priority}) and allows calls it names, e.g. `{example}`",
+                    ctx.rule_location(deny),
+                    help="give the deny at least the allow's priority, or narrow the allow",
+                )
+                break
+
+
+def _shadowed_example(ctx: LintContext, deny: CompiledRule, allow: CompiledRule) -> str | None:
+    """A call the deny's pattern names that the higher-priority allow allows (the real engine decides)."""
+    if len(deny.conds) != 1 or deny.when is not None or not deny.tools:
+        return None
+    cond = deny.conds[0]
+    tool = sorted(deny.tools)[0]
+    key = cond.key or ctx.policy.tool_spec(tool).arg
+    if key is None:
+        return None
+    sample = re.sub(r"\*+|\?", "x", cond.source).replace("\\", "")
+    verdict = ctx.engine().rules_only(tool, {key: sample})
+    if verdict.decision == "allow" and any(r.index == allow.index for r in verdict.matched):
+        return sample
+    return None
 
 
 # Shell commands that write, replace or delete a file (`{}`: the file): an allow of any of them lets

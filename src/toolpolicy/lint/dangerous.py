@@ -47,6 +47,17 @@ EXEC_CAPABLE = (
     ("find", "find . -exec rm -rf {} ;"),
     ("watch", "watch rm -rf ~"),
     ("setsid", "setsid rm -rf ~"),
+    ("taskset", "taskset 1 rm -rf ~"),
+    ("strace", "strace rm -rf ~"),
+    ("gdb", "gdb -ex 'shell rm -rf ~'"),
+    ("script", "script -c 'rm -rf ~'"),
+    ("tmux", "tmux new-session 'rm -rf ~'"),
+    ("screen", "screen rm -rf ~"),
+    ("systemd-run", "systemd-run rm -rf ~"),
+    ("firejail", "firejail rm -rf ~"),
+    ("fakeroot", "fakeroot rm -rf ~"),
+    ("vim", "vim -c '!rm -rf ~'"),
+    ("ssh -o", "ssh -o ProxyCommand='rm -rf ~' host"),
 )
 CHAINS = (";", "&&", "||", "|", "$(", "`", "\n")
 SHELLISH_KEYS = frozenset({"cmd", "command", "commandline", "command_line", "script", "shell"})

@@ -12,6 +12,10 @@ Place in the pipeline: used by `mcp_proxy.proxy` when the policy (or a changed p
 
 Only an `accept` whose form says `approve: true` approves; decline, cancel, an error, a client
 without the elicitation capability or a tampered state never does.
+
+Two faces: the SDK-based proxy (`mcp_proxy.proxy`) passes the SDK's request context and models; the
+lean stdio relay (`mcp_proxy.relay`) passes plain JSON-RPC dicts (the `*_raw` functions), so the relay
+never imports the SDK or pydantic.
 """
 
 from __future__ import annotations
@@ -23,9 +27,6 @@ import json
 import os
 from collections.abc import Mapping
 from typing import Any
-
-import mcp_types as types
-from mcp_types.version import is_version_at_least
 
 INPUT_REQUIRED_VERSION = "2026-07-28"
 APPROVAL_KEY = "toolpolicy_approval"
@@ -43,6 +44,21 @@ SCHEMA: dict[str, Any] = {
 _KEY = os.urandom(32)
 
 
+def can_elicit(capabilities: Any) -> bool:
+    """Whether declared client capabilities (a JSON object) include form elicitation."""
+    if not isinstance(capabilities, Mapping):
+        return False
+    elicitation = capabilities.get("elicitation")
+    if not isinstance(elicitation, Mapping):
+        return False
+    return elicitation.get("form") is not None or elicitation.get("url") is None
+
+
+def input_required_era(version: Any) -> bool:
+    """Whether a protocol version (`YYYY-MM-DD`) answers `ask` with an input request."""
+    return isinstance(version, str) and version >= INPUT_REQUIRED_VERSION
+
+
 def supports_elicitation(ctx: Any) -> bool:
     """Whether the client declared the (form) elicitation capability."""
     try:
@@ -54,8 +70,7 @@ def supports_elicitation(ctx: Any) -> bool:
 
 
 def uses_input_required(ctx: Any) -> bool:
-    version = getattr(ctx, "protocol_version", None)
-    return isinstance(version, str) and is_version_at_least(version, INPUT_REQUIRED_VERSION)
+    return input_required_era(getattr(ctx, "protocol_version", None))
 
 
 def approval_message(server: str, tool: str, args: Mapping[str, Any], reason: str) -> str:
@@ -67,9 +82,24 @@ def approval_message(server: str, tool: str, args: Mapping[str, Any], reason: st
 
 def accepted(result: Any) -> bool:
     """Only `accept` with `approve: true` approves."""
+    import mcp_types as types
+
     if not isinstance(result, types.ElicitResult) or result.action != "accept":
         return False
     return isinstance(result.content, dict) and result.content.get("approve") is True
+
+
+def accepted_raw(result: Any) -> bool:
+    """`accepted` for an `ElicitResult` as a JSON object."""
+    if not isinstance(result, Mapping) or result.get("action") != "accept":
+        return False
+    content = result.get("content")
+    return isinstance(content, Mapping) and content.get("approve") is True
+
+
+def elicit_params(message: str) -> dict[str, Any]:
+    """The params of a handshake-era `elicitation/create` request asking to approve one call."""
+    return {"mode": "form", "message": message, "requestedSchema": SCHEMA}
 
 
 async def elicit_now(ctx: Any, message: str) -> bool:
@@ -86,13 +116,36 @@ def _digest(tool: str, args: Mapping[str, Any]) -> bytes:
     return hmac.new(_KEY, body.encode("utf-8"), hashlib.sha256).digest()
 
 
-def input_required(tool: str, args: Mapping[str, Any], message: str) -> types.InputRequiredResult:
-    """2026-07-28 era: the elicitation as an `InputRequiredResult`, its state sealed to this call."""
-    request = types.ElicitRequest(
-        params=types.ElicitRequestFormParams(message=message, requested_schema=SCHEMA)
-    )
+def input_required_raw(tool: str, args: Mapping[str, Any], message: str) -> dict[str, Any]:
+    """2026-07-28 era: the elicitation as an `InputRequiredResult` object, its state sealed to this call."""
     state = base64.urlsafe_b64encode(_digest(tool, args)).decode("ascii")
-    return types.InputRequiredResult(input_requests={APPROVAL_KEY: request}, request_state=state)
+    request = {"method": "elicitation/create", "params": elicit_params(message)}
+    return {"resultType": "input_required", "inputRequests": {APPROVAL_KEY: request}, "requestState": state}
+
+
+def input_required(tool: str, args: Mapping[str, Any], message: str) -> Any:
+    """`input_required_raw` as the SDK's `InputRequiredResult`."""
+    import mcp_types as types
+
+    return types.InputRequiredResult.model_validate(input_required_raw(tool, args, message))
+
+
+def answered_raw(params: Mapping[str, Any], tool: str, args: Mapping[str, Any]) -> bool | None:
+    """`answered` for `tools/call` params as a JSON object."""
+    responses = params.get("inputResponses")
+    if not isinstance(responses, Mapping) or APPROVAL_KEY not in responses:
+        return None
+    if not _sealed_for(params.get("requestState"), tool, args):
+        return False
+    return accepted_raw(responses[APPROVAL_KEY])
+
+
+def _sealed_for(state: Any, tool: str, args: Mapping[str, Any]) -> bool:
+    try:
+        sealed = base64.urlsafe_b64decode(str(state).encode("ascii"))
+    except (ValueError, TypeError):
+        return False
+    return hmac.compare_digest(sealed, _digest(tool, args))
 
 
 def answered(params: Any, tool: str, args: Mapping[str, Any]) -> bool | None:
@@ -100,17 +153,9 @@ def answered(params: Any, tool: str, args: Mapping[str, Any]) -> bool | None:
     responses = getattr(params, "input_responses", None)
     if not responses or APPROVAL_KEY not in responses:
         return None
-    state = getattr(params, "request_state", None)
-    try:
-        sealed = base64.urlsafe_b64decode(str(state).encode("ascii"))
-    except (ValueError, TypeError):
-        return False
-    if not hmac.compare_digest(sealed, _digest(tool, args)):
+    if not _sealed_for(getattr(params, "request_state", None), tool, args):
         return False  # an answer for another call (or a forged state) approves nothing
     answer = responses[APPROVAL_KEY]
     if isinstance(answer, Mapping):
-        try:
-            answer = types.ElicitResult.model_validate(answer)
-        except Exception:
-            return False
+        return accepted_raw(answer)
     return accepted(answer)

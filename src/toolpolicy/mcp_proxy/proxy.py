@@ -38,27 +38,12 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from ..integrations._core import Verdict, aafter_call, adecide, has_post_hooks
-from . import approval
+from . import approval, calls
+from .calls import AGENT, MAX_LIST_PAGES, ProxyOptions
 from .filtering import never_allowed
 from .lock import ToolLock, tool_digest
 
-AGENT = "mcp-proxy"
-MAX_LIST_PAGES = 100  # pages of one upstream listing before the proxy stops following cursors
-
-
-@dataclass
-class ProxyOptions:
-    """What `policy mcp-proxy` was asked to do (see its `--help`)."""
-
-    name: str
-    command: list[str] | None = None
-    upstream_url: str | None = None
-    lock_path: str | None = None
-    strict: bool = False
-    filter_tools: bool = False
-    timeout: float = 60.0
-    env: dict[str, str] | None = None
-    cwd: str | None = None
+__all__ = ["AGENT", "MAX_LIST_PAGES", "Proxy", "ProxyOptions", "serve_http_upstream"]
 
 
 @dataclass
@@ -81,7 +66,7 @@ class Proxy:
         self.forwarded = 0  # calls sent upstream (for tests and `--stats`)
 
     def policy_tool(self, tool: str) -> str:
-        return f"mcp__{self.options.name}__{tool}"
+        return calls.policy_tool(self.options.name, tool)
 
     # -- tools ------------------------------------------------------------------------------------
     async def refresh_tools(self) -> list[types.Tool]:
@@ -123,7 +108,7 @@ class Proxy:
             with contextlib.suppress(Exception):
                 await self.refresh_tools()
         if name not in self.known.tools:
-            return tool_error(f"toolpolicy: `{name}` is not a tool of MCP server `{self.options.name}`")
+            return tool_error(calls.not_a_tool(name, self.options.name))
         context = {"agent": AGENT, "mcp_server": self.options.name}
         verdict = self._pinned(name, await adecide(self.engine, self.policy_tool(name), args, context))
         if verdict.decision == "ask":
@@ -136,23 +121,16 @@ class Proxy:
         return await self._forward(name, final, context)
 
     def _pinned(self, name: str, verdict: Verdict) -> Verdict:
-        if name not in self.known.changed or verdict.decision == "deny":
-            return verdict
-        why = f"the definition of `{name}` changed since it was pinned in the lock file"
-        if self.options.strict:
-            return Verdict("deny", f"{why} (--strict)")
-        if getattr(self.engine, "mode", None) == "non_interactive":  # nobody to ask; yolo never lifts it
-            return Verdict("deny", f"{why} (non-interactive mode)")
-        if verdict.decision == "ask":
-            return Verdict("ask", f"{why}; and {verdict.reason}", verdict.rule, verdict.updated_input)
-        return Verdict("ask", why, verdict.rule, verdict.updated_input)
+        changed = name in self.known.changed
+        mode = getattr(self.engine, "mode", None)
+        return calls.pinned(verdict, name, changed, strict=self.options.strict, mode=mode)
 
     async def _ask(
         self, ctx: Any, params: types.CallToolRequestParams, name: str, args: dict[str, Any], verdict: Verdict
     ) -> types.CallToolResult | types.InputRequiredResult | None:
         """None when the person approved; else the answer to send (an error or an input request)."""
         if not approval.supports_elicitation(ctx):
-            return tool_error(f"{verdict.message()}; this MCP client cannot ask (no elicitation support)")
+            return tool_error(calls.no_elicitation(verdict))
         message = approval.approval_message(self.options.name, name, args, verdict.reason)
         if approval.uses_input_required(ctx):
             answer = approval.answered(params, name, args)
@@ -160,7 +138,7 @@ class Proxy:
                 return approval.input_required(name, args, message)
         else:
             answer = await approval.elicit_now(ctx, message)
-        return None if answer else tool_error(f"{verdict.message()}; not approved")
+        return None if answer else tool_error(calls.not_approved(verdict))
 
     async def _forward(
         self, name: str, args: dict[str, Any], context: Mapping[str, Any]
@@ -170,14 +148,9 @@ class Proxy:
                 self.forwarded += 1
                 result = await self.upstream.call_tool(name, args)
         except TimeoutError:
-            return tool_error(
-                f"toolpolicy: MCP server `{self.options.name}` did not answer `{name}` "
-                f"within {self.options.timeout:g} s"
-            )
+            return tool_error(calls.timed_out(name, self.options.name, self.options.timeout))
         except Exception as exc:  # a crash, a broken connection, or the upstream's own MCP error
-            return tool_error(
-                f"toolpolicy: MCP server `{self.options.name}` failed on `{name}`: {_describe(exc)}"
-            )
+            return tool_error(calls.failed(name, self.options.name, _describe(exc)))
         return await self._post(name, args, result, context)
 
     async def _post(
@@ -194,9 +167,7 @@ class Proxy:
         try:
             return types.CallToolResult.model_validate(after)
         except Exception:
-            return tool_error(
-                "toolpolicy: the post_tool_use hooks returned a result that is not a tool result"
-            )
+            return tool_error(calls.POST_HOOKS_BAD_RESULT)
 
     # -- resources and prompts: passed through ----------------------------------------------------
     async def list_resources(
@@ -302,8 +273,11 @@ async def connect(options: ProxyOptions) -> AsyncIterator[Client]:
         yield client
 
 
-async def serve_stdio(engine: Any, options: ProxyOptions, lock: ToolLock) -> None:
-    """Run the proxy on this process's stdin/stdout until the client disconnects."""
+async def serve_http_upstream(engine: Any, options: ProxyOptions, lock: ToolLock) -> None:
+    """Serve on this process's stdin/stdout, the upstream over streamable HTTP (`--upstream URL`).
+
+    A stdio upstream (`-- COMMAND`) goes through the lean relay (`mcp_proxy.relay`) instead.
+    """
     from mcp.server.stdio import stdio_server
 
     async with anyio.create_task_group() as group:

@@ -72,11 +72,16 @@ CODE_RUNNING_CONFIG = (
     ".envrc",
     ".pre-commit-config.yaml",
     "~/.gitconfig",
+    "~/.config/git/**",  # git's XDG config (core.hooksPath, core.fsmonitor run programs)
     "~/.bashrc",
     "~/.bash_profile",
+    "~/.bash_login",
     "~/.profile",
     "~/.zshrc",
+    "~/.zshenv",
     "~/.zprofile",
+    "~/.zlogin",
+    "~/.config/fish/**",
     "~/.ssh/**",
 )
 PROTECTED_PATHS: tuple[str, ...] = AGENT_CONFIG + CODE_RUNNING_CONFIG

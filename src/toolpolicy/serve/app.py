@@ -45,13 +45,17 @@ from .decision_log import open_target
 from .hooks_api import handle_hook
 from .http_util import (
     Problem,
+    check_authorization,
     check_token,
     decode_utf8,
+    dumps,
     json_response,
     parse_json_object,
     problem_response,
     read_body,
+    receive_body,
     require_json,
+    require_json_type,
 )
 from .metrics import Metrics
 from .policy_store import PolicyStore
@@ -69,12 +73,12 @@ class ServeApp:
     def __init__(
         self,
         router: Starlette,
-        decide: Callable[[Request], Awaitable[Response]],
+        service: Service,
         hook: Callable[[Request, str], Awaitable[Response]],
     ) -> None:
         self.router = router
         self.state = router.state
-        self._decide = decide
+        self.service = service
         self._hook = hook
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -82,7 +86,8 @@ class ServeApp:
             path: str = scope["path"]
             response = None
             if path == "/v1/decide":
-                response = await self._decide(Request(scope, receive))
+                await self._decide(scope, receive, send)
+                return
             elif path.startswith(HOOKS_PREFIX) and "/" not in path[len(HOOKS_PREFIX) :]:
                 protocol = path[len(HOOKS_PREFIX) :]
                 if protocol:  # the route `/v1/hooks/{protocol}`, as Starlette would match it
@@ -91,6 +96,51 @@ class ServeApp:
                 await response(scope, receive, send)
                 return
         await self.router(scope, receive, send)
+
+    async def _decide(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """`POST /v1/decide` on raw ASGI: the same checks, answers and metrics as the Starlette
+        endpoints (`_endpoint(_decide)`), without building a Request and a Response per call."""
+        service = self.service
+        started = time.perf_counter()
+        content_type = length = None
+        authorization = ""
+        for name, value in scope["headers"]:
+            if name == b"content-type":
+                content_type = value.decode("latin-1")
+            elif name == b"content-length":
+                length = value.decode("latin-1")
+            elif name == b"authorization":
+                authorization = value.decode("latin-1")
+        headers: list[tuple[bytes, bytes]] = []
+        try:
+            check_authorization(authorization, service.token)
+            require_json_type(content_type)
+            body = await receive_body(receive, length, service.settings.max_body_bytes)
+            data = parse_json_object(decode_utf8(body))
+            payload, snapshot = await decide_one(service, data, len(body))
+            status, answer = 200, dumps(payload)
+            if snapshot.digest:
+                headers.append((b"x-toolpolicy-policy-digest", snapshot.digest.encode("latin-1")))
+        except Problem as problem:
+            service.metrics.http_errors.labels("decide", str(problem.status)).inc()
+            body_json = problem.to_json()
+            if problem.code == "no_policy":
+                body_json.update({"decision": "deny", "reason": problem.message})
+            status, answer = problem.status, dumps(body_json)
+            headers.extend(
+                (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in problem.headers.items()
+            )
+            headers.append((b"x-toolpolicy-error", problem.code.encode("latin-1")))
+        except Exception as exc:  # INVARIANT: an internal error is a JSON 500 deny, never a traceback
+            logger.exception("policy serve: internal error in decide")
+            service.metrics.http_errors.labels("decide", "500").inc()
+            failure = Problem(500, "internal_error", f"internal error: {type(exc).__name__}: {exc}")
+            status, answer = 500, dumps({**failure.to_json(), "decision": "deny"})
+        service.metrics.observe("decide", time.perf_counter() - started)
+        headers.append((b"content-type", b"application/json"))
+        headers.append((b"content-length", str(len(answer)).encode("latin-1")))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": answer})
 
 
 HOOKS_PREFIX = "/v1/hooks/"
@@ -149,7 +199,7 @@ def create_app(settings: ServeSettings, *, policy: Any = None, token: bytes | No
     async def hook(request: Request, protocol: str) -> Response:
         return await handle_hook(service, request, protocol)
 
-    return ServeApp(app, decide, hook)
+    return ServeApp(app, service, hook)
 
 
 def app_from_env() -> ServeApp:

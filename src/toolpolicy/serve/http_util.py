@@ -60,7 +60,11 @@ def problem_response(problem: Problem, extra: dict[str, Any] | None = None) -> R
 
 async def read_body(request: Request, cap: int) -> bytes:
     """The request body, at most `cap` bytes (413 past it)."""
-    declared = request.headers.get("content-length")
+    return await receive_body(request.receive, request.headers.get("content-length"), cap)
+
+
+async def receive_body(receive: Any, declared: str | None, cap: int) -> bytes:
+    """The body from the ASGI `receive` channel, at most `cap` bytes; `declared`: its Content-Length."""
     if declared is not None:
         if not declared.isdigit():
             raise Problem(400, "bad_content_length", f"bad Content-Length `{declared[:40]}`")
@@ -69,7 +73,7 @@ async def read_body(request: Request, cap: int) -> bytes:
     chunks: list[bytes] = []
     total = 0
     while True:  # the ASGI messages themselves: cheaper than Starlette's stream() generator
-        message = await request.receive()
+        message = await receive()
         if message["type"] == "http.disconnect":
             raise Problem(400, "client_disconnected", "the client went away before sending the whole body")
         chunk = message.get("body", b"")
@@ -87,7 +91,11 @@ def _too_large(cap: int) -> Problem:
 
 def require_json(request: Request) -> None:
     """415 unless the body is declared `application/json` (UTF-8)."""
-    raw = request.headers.get("content-type")
+    require_json_type(request.headers.get("content-type"))
+
+
+def require_json_type(raw: str | None) -> None:
+    """`require_json` for the Content-Type header's value (None: absent)."""
     if raw is None:
         raise Problem(415, "unsupported_media_type", "missing Content-Type: send `application/json`")
     media, _, params = raw.partition(";")
@@ -131,7 +139,13 @@ def check_token(request: Request, token: bytes | None) -> None:
     """401 unless the request carries `Authorization: Bearer <token>` (when a token is set)."""
     if token is None:
         return
-    header = request.headers.get("authorization", "")
+    check_authorization(request.headers.get("authorization", ""), token)
+
+
+def check_authorization(header: str, token: bytes | None) -> None:
+    """`check_token` for the Authorization header's value ("" when absent)."""
+    if token is None:
+        return
     scheme, _, given = header.partition(" ")
     if scheme.lower() != "bearer" or not given.strip():
         raise Problem(

@@ -363,8 +363,58 @@ _NO_BASES: tuple[str, ...] = ("",)  # the directories relative paths may be in: 
 _MAX_BASES = 8
 _DIR_CHANGERS = frozenset({"cd", "pushd", "popd", "chdir"})
 _CD = Word("cd", "cd", False, False)
+_CD_PREFIXES = frozenset({"builtin", "command", "time", "-p", "--"})  # `builtin cd`, `command -p cd`
+
+
+def _dir_changer(words: Sequence[Word]) -> int | None:
+    """Index of a `cd`/`pushd`/`popd` run by the shell itself, also behind `builtin`, `command`, `time`."""
+    for i, w in enumerate(words[:4]):
+        if w.value in _DIR_CHANGERS:
+            return i
+        if w.value not in _CD_PREFIXES:
+            return None
+    return None
+
+
+def _link_names(cmd: Command) -> list[str]:
+    """The operands of a command that makes links (`ln -s ~ h`, `cp -s`, `link`): paths under
+    them may be another file's (all operands, so `-t DIR` and odd operand orders are covered)."""
+    if not cmd.words:
+        return []
+    values = [w.value for w in cmd.words]
+    name = basename(values[0])
+    if name not in _LINKERS or (name == "cp" and not _LINK_OPTION.search(" ".join(values[1:]))):
+        return []
+    return [v.rstrip("/").removeprefix("./") for v in values[1:] if v and not v.startswith("-")][:_MAX_BASES]
+
+
+def _through_links(unit: Unit, links: list[str]) -> Unit:
+    """`ln -s ~ h; echo x >> h/.bashrc`: a file under a link made earlier in the same text is
+    also checked as under an unknown directory (tried as home, cwd and `/`, as `$X/.bashrc`)."""
+
+    def more(targets: tuple[str, ...]) -> tuple[str, ...]:
+        out = list(targets)
+        for t in targets:
+            soft = t.startswith(SOFT)
+            body = t[1:] if soft else t
+            for link in links:
+                if link and (body == link or body.startswith(link + "/")):
+                    out.append((SOFT if soft else "") + _DYN + UNKNOWN + body[len(link) :])
+        return _uniq(out)
+
+    return unit._replace(writes=more(unit.writes), reads=more(unit.reads))
+
+
+def _sets_cdpath(cmd: Command) -> bool:
+    """`CDPATH=...` as an assignment or an `export`/`declare` argument: `cd NAME` may search it."""
+    return any(w.value.startswith("CDPATH=") for w in (*cmd.assigns, *cmd.words))
+
+
 _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 _SOURCE = frozenset({"source", "."})
+_LINKERS = frozenset({"ln", "link", "cp"})
+_AT_FILE = re.compile(r"[^=@<]*(?:=[@<]|@)")  # curl's `name=@file`, `name=<file`, `name@file`
+_LINK_OPTION = re.compile(r"(?:^|\s)(?:-[a-zA-Z]*[sl][a-zA-Z]*|--(?:sy|li)[a-z-]*)(?:\s|$)")
 _MAX_INNER = 16  # commands run by commands (env sudo xargs rm ...) analysed per unit
 _REPLACE = "{}"
 
@@ -397,9 +447,11 @@ class _Walk:
         units: list[Unit] = []
         stdin = False
         consumers: list[int] = []  # commands that run the code reaching their standard input
+        links: list[str] = []  # names `ln`/`cp -s` gave to links earlier in this text
         for i, cmd in enumerate(commands):
             more, stdin_code = self.command(cmd, depth, taint, bases)
-            units.extend(more)
+            units.extend(_through_links(u, links) for u in more) if links else units.extend(more)
+            links.extend(_link_names(cmd))
             stdin = stdin or stdin_code
             if (
                 len(commands) > 1  # a consumer matters only beside a command that prints
@@ -408,8 +460,11 @@ class _Walk:
                 and (stdin_code or self.interprets_stdin(cmd))
             ):
                 consumers.append(i)
-            if cmd.words and cmd.words[0].value in _DIR_CHANGERS:
-                bases = _change_dir(bases, cmd.words)
+            if _sets_cdpath(cmd):  # `CDPATH=~ cd .ssh`: a relative `cd` may land anywhere
+                bases = tuple(dict.fromkeys([*bases, _DYN + UNKNOWN]))
+            k = _dir_changer(cmd.words)
+            if k is not None:
+                bases = _change_dir(bases, cmd.words[k:])
         if stdin:
             for script, tainted in _piped_scripts(commands, self).items():
                 units.extend(self.script(script, depth + 1, taint=taint or tainted, bases=bases))
@@ -461,6 +516,9 @@ class _Walk:
             texts.extend(_stage_texts(values, k))
         texts.extend(_brace_texts(head, values[k0 + 1 :]))
         texts.extend(_latent_texts(cmd, depth))
+        unknown = self.table.get(basename(values[k0])) is None and basename(values[k0]) not in _DATA_ONLY
+        if unknown:
+            texts.extend(_unknown_program_texts(values[k0:]))
         facts = _Facts()
         self.facts(cmd.words[k0:], facts, bases, 0)
         exec_found = facts.exec  # what the allow side sees; wrappers stripped before it run that
@@ -473,6 +531,16 @@ class _Walk:
             facts.notes.append(f"`{values[k0]}` runs the code fed to its standard input")
             for s in cmd.stdin:
                 facts.deny.extend(_code_commands(s.text))
+        if unknown:  # `nocache bash -c '...'`: a shell among the operands runs its script
+            for k in range(k0 + 1, min(len(values), k0 + _MAX_UNKNOWN_STAGES + 1)):
+                if basename(values[k]) in SHELLS and (idx := script_of(values[k:])) is not None:
+                    _add_script(facts.scripts, cmd.words[k:], idx, 0)
+                    break
+            # `ssh-keygen -f ~/.ssh/id_rsa`, `openssl ... -out ~/.bashrc`: any path may be read or written
+            for w in _path_operands(cmd.words[k0 + 1 :]):
+                found = _word_targets(w, 0, bases)
+                facts.reads.extend(found)
+                facts.writes.extend(SOFT + t for t in found)
         texts.extend(facts.deny)
         allow_texts: tuple[str, ...] = ()
         if not blocked:
@@ -503,9 +571,14 @@ class _Walk:
             bases = _change_dir(bases, (_CD, moved))
         for i, cut in a.reads:
             facts.reads.extend(_word_targets(words[i], cut, bases))
-        for i, cut in a.at_reads:
-            if words[i].value[cut:].startswith("@"):
+        for i, cut in a.at_reads:  # `-d @f`, and the forms `-F k=@f`, `-F 'k=<f'`, `--data-urlencode k@f`
+            value = words[i].value[cut:]
+            if value.startswith("@"):
                 facts.reads.extend(_word_targets(words[i], cut + 1, bases))
+            elif at := _AT_FILE.match(value):
+                fname = value[at.end() :].split(";", 1)[0]
+                w = Word(fname, fname, words[i].dynamic, any(c in fname for c in "*?[{"))
+                facts.reads.extend(_word_targets(w, 0, bases))
         for i, cut in a.writes:
             facts.writes.extend(_word_targets(words[i], cut, bases))
         for name in a.named_reads:  # `sed '1r FILE'`: a file named inside a program text
@@ -516,13 +589,26 @@ class _Walk:
             facts.writes.extend(t if strict else SOFT + t for t in _word_targets(words[i], cut, bases))
         if a.unknown_write:
             facts.writes.append(_DYN + UNKNOWN)
+        if name in _LINKERS and any(".." in words[i].value.split("/") for i, _ in a.operand_writes):
+            facts.writes.append(_DYN + UNKNOWN)  # `ln -s ../.ssh a/x`: resolved from a/, not the cwd
         for i, cut in a.scripts:
             if name == "parallel":
                 continue
             text = words[i].value[cut:]
+            if name == "env":  # `env -S '-i rm x'`: the split words continue env's own argv
+                text = "env " + text
             facts.scripts[text] = facts.scripts.get(text, False) or words[i].dynamic
         for i in a.code:
             facts.deny.extend(_code_commands(words[i].value))
+            if name == "sed":  # `sed '1e rm x'`: the `e` command's text is a command
+                facts.deny.extend(t for m in _SED_E.finditer(words[i].value) for t in _variable_code(m[1], 0))
+        for v in values[1:]:  # `-o ProxyCommand=...`, `-c core.pager=...`, `-c '!cmd'`: code in a value
+            if ("=" in v or v[:1] in "+:!" or v.startswith("shell ")) and (m := _CODE_VALUE.match(v)):
+                facts.deny.extend(_variable_code(m[1] or m[2] or m[3], 0))
+            if name in _EDITORS:
+                for m in _EDITOR_WRITE.finditer(v):
+                    edited = Word(m[1], m[1], "$" in m[1], any(c in m[1] for c in "*?[{"))
+                    facts.writes.extend(_word_targets(edited, 0, bases))
         if a.effects & GUARDING:
             facts.exec = True
         if a.normal is not None:
@@ -537,8 +623,17 @@ class _Walk:
                 break
             inner = words[s:e]
             inner_values = values[s:e]
+            if inner_values[0].startswith("--") and "=" in inner_values[0]:  # `--rsh=CMD`: the value
+                cut = inner_values[0].index("=") + 1
+                w = inner[0]
+                inner = [Word(w.value[cut:], _cut_raw(w.raw, cut), w.dynamic, w.globby), *inner[1:]]
+                inner_values = [inner[0].value, *inner_values[1:]]
+            if len(inner_values) == 1 and " " in inner_values[0]:  # `-e 'sh -c "..."'`: a command line
+                facts.scripts[inner_values[0]] = facts.scripts.get(inner_values[0], False) or inner[0].dynamic
             facts.deny.extend(_stage_texts(inner_values, 0))
             facts.deny.extend(_brace_texts(inner[0], inner_values[1:]))
+            if (idx := script_of(inner_values)) is not None:  # `taskset 1 sh -c '...'`: walk the script
+                _add_script(facts.scripts, inner, idx, 0)
             if name == "xargs" and basename(inner_values[0]) in SHELLS and len(inner_values) > 1:
                 facts.stdin_code = True  # `xargs sh -c '{}'` / `xargs sh`: the input may be code
             n = self.facts(inner, facts, bases, n + 1)
@@ -962,6 +1057,9 @@ def _latent_texts(cmd: Command, depth: int) -> list[str]:
     out: list[str] = []
     evaluating = bool(cmd.words) and basename(cmd.words[0].value) in _EVAL_BUILTINS
     for word in cmd.assigns + (cmd.words if evaluating else ()):
+        name, eq, value = word.value.partition("=")
+        if eq and name in _CODE_VARIABLES:  # `PROMPT_COMMAND='rm x' bash -i`: the value runs later
+            out.extend(_variable_code(value.removeprefix("|").removesuffix(" %s"), depth))
         if "$(" not in word.value and "`" not in word.value:
             continue
         try:
@@ -973,6 +1071,94 @@ def _latent_texts(cmd: Command, depth: int) -> list[str]:
                         out.extend(_stage_texts(values, k))
         except Unparseable:
             continue  # best effort: the word is data as far as bash is concerned right now
+    return out
+
+
+# An option value naming code: ssh `ProxyCommand=`/`LocalCommand=`, git `-c core.pager=`/`alias.x=!cmd`,
+# an editor's or pager's `!cmd` (`vim -c '!rm x'`, `less +'!rm x'`); read as commands for deny only.
+_CODE_VALUE = re.compile(
+    r"(?is)(?:-[a-z])?(?:[\w.-]*(?:command|cmd|pager|editor|program|askpass|external|textconv|driver|helper"
+    r"|smudge|clean|process|hook|proxy|fsmonitor)|alias\.[\w.-]+)\s*=\s*!?(.+)|[+:]*!(.+)|shell\s+(.+)"
+)
+# An editor command that writes a file: `vim -c 'w! ~/.bashrc'`, `ex -sc 'sav x|q'`, `+'wq f'`.
+_EDITOR_WRITE = re.compile(r"(?:^|\|)\s*[+:]*\s*(?:w|wq|x|sav(?:eas)?|up(?:date)?|wa)!?\s+([^|\s]+)")
+_EDITORS = frozenset({"vi", "vim", "nvim", "view", "ex", "gvim"})
+_SED_E = re.compile(r"(?:^|[;\n{}0-9$/])\s*!?\s*e\s+([^\n;}]+)")
+
+# Variables whose value a shell or a program runs as a command (for deny rules only).
+_CODE_VARIABLES = frozenset(
+    {"PROMPT_COMMAND", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR"}
+    | {"EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS"}
+    | {"SUDO_ASKPASS", "GIT_PROXY_COMMAND", "BROWSER", "FCEDIT", "RSYNC_RSH", "CVS_RSH"}
+)
+
+
+def _variable_code(value: str, depth: int) -> list[str]:
+    """The commands a code variable's value runs (its stage texts), or the value itself."""
+    try:
+        found = parse_script(value, depth + 1)
+    except Unparseable:
+        return [value]
+    out: list[str] = []
+    for c in found:
+        values = [w.value for w in c.words]
+        out.append(c.raw)
+        for k in _deny_starts(values) if values else []:
+            out.extend(_stage_texts(values, k))
+            if (idx := script_of(values[k:])) is not None:  # `PAGER='sh -c "rm x"'`
+                out.extend(_variable_code(values[k + idx[0]], depth + 1))
+    return out
+
+
+# Builtins and programs that only print or look up their operands: never read as running them.
+_DATA_ONLY = frozenset(
+    {"echo", "printf", "true", "false", ":", "test", "[", "[[", "((", "let", "declare", "typeset"}
+    | {"local", "export", "readonly", "unset", "read", "set", "shift", "alias", "unalias", "type"}
+    | {"which", "whereis", "whatis", "apropos", "man", "info", "help", "tldr", "hash", "history"}
+    | {"compgen", "complete", "logger", "notify-send", "wall", "expr", "seq", "basename", "dirname"}
+    | {"realpath", "readlink", "stat", "ls", "pwd", "dirs", "du", "df", "id", "whoami", "ps", "pgrep"}
+    | {"pkill", "kill", "killall", "jobs", "wait", "exit", "return", "trap", "getopts", "printenv"}
+    | {"sleep", "date", "cd", "pushd", "popd", "shopt", "umask", "ulimit", "mapfile", "readarray"}
+    | {"cowsay", "figlet", "banner", "say", "espeak", "tput", "stty", "caller", "bind", "enable"}
+)
+_MAX_UNKNOWN_STAGES = 8
+
+
+def _unknown_program_texts(values: Sequence[str]) -> list[str]:
+    """A program the knowledge does not know may run its operands (`nocache rm -rf x`, `uv run rm`,
+    `hyperfine 'rm -rf x'`): for deny rules only, the argv from each later operand, and the string
+    literals of operands that look like code (`Rscript -e 'system("rm x")'`)."""
+    name = basename(values[0])
+    if name in _DATA_ONLY or name in SHELLS or name in WRAPPERS or name in _SOURCE:
+        return []
+    out: list[str] = []
+    for k in range(1, min(len(values), _MAX_UNKNOWN_STAGES + 1)):
+        v = values[k]
+        if not v or v.startswith("-") or ASSIGNMENT.match(v):
+            continue
+        rest = " ".join(values[k + 1 :])
+        out.append(f"{v} {rest}" if rest else v)
+        if "/" in v:  # `/opt/bin/rm -rf x` is also `rm -rf x`
+            out.append(f"{basename(v)} {rest}" if rest else basename(v))
+        if "'" in v or '"' in v:
+            out.extend(_code_commands(v))
+    return out
+
+
+def _path_operands(words: Sequence[Word]) -> list[Word]:
+    """The words of an unknown program that look like paths (`~/x`, `./x`, `a/b`, `.env`; the value
+    of `--opt=/x`), at most 16."""
+    out: list[Word] = []
+    for w in words:
+        v = w.value
+        if v.startswith("-") and "=" in v:
+            cut = v.index("=") + 1
+            v = v[cut:]
+            w = Word(v, _cut_raw(w.raw, cut), w.dynamic, w.globby)
+        if v and not v.startswith("-") and "://" not in v and (v[0] in "~./" or "/" in v):
+            out.append(w)
+            if len(out) >= 16:
+                break
     return out
 
 

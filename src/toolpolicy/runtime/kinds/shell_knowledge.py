@@ -274,6 +274,9 @@ def bundled_entries() -> dict[str, Any]:
 # --------------------------------------------------------------------------- analysis
 
 
+_OLD_STYLE = frozenset({"tar"})  # a first argument without `-` is a cluster of options
+
+
 def analyse(words: Sequence[str], table: Table) -> Analysis:
     """What the program `words[0]` (a basename lookup) does with the rest of `words`."""
     if not words:
@@ -283,6 +286,8 @@ def analyse(words: Sequence[str], table: Table) -> Analysis:
     spec = table.get(name)
     if spec is None:
         return _EMPTY
+    if name in _OLD_STYLE and len(words) > 1 and words[1][:1].isalpha():
+        words = [head, "-" + words[1], *words[2:]]  # `tar xzf a.tgz` is `tar -xzf a.tgz`
     acc = _Acc()
     kept = [0]
     _walk(words, 1, spec, acc, kept)

@@ -411,8 +411,11 @@ class _Walker:
             self.c_for(node, depth, redirs, level)
         elif kind in _WORDS:
             self.word(node, depth)  # a for-loop's list, a case value, a function's name
-        elif kind in _REDIRECTS:
-            self.redirect(node, depth)  # a redirection alone (`> f` truncates f)
+        elif kind in _REDIRECTS:  # a redirection alone: `> f` truncates f, `$(<f)` reads f
+            w, r, s, more, inner = self.redirect(node, depth)
+            self.add(node, (), tuple(more), redirs.plus(tuple(w), tuple(r)), tuple(s))
+            for stmt in inner:
+                self.statements(stmt, depth, redirs, level + 1)
         elif kind in _SKIP or not node.is_named:
             return
         else:
@@ -486,16 +489,17 @@ class _Walker:
             elif child.is_named and child.type not in _SKIP:
                 raise Unparseable(f"unsupported shell syntax ({child.type} in a redirection)")
         inner_redirs = redirs.plus(tuple(writes), tuple(reads))
-        if body is not None:
-            if body.type == "command":
-                self.command(body, depth, inner_redirs, tuple(stdin), tuple(extra))
-            elif extra:
-                raise Unparseable("words after a redirection of a compound command")
-            else:
-                start = len(self.out)
-                self.statements(body, depth, inner_redirs, level + 1)
-                if stdin:  # a heredoc fed to a compound: every command in it may read it
-                    self.out[start:] = [_with_stdin(c, tuple(stdin)) for c in self.out[start:]]
+        if body is None:  # `> ~/.bashrc`, `true; >> f`, `$(< f)`: the redirections still happen
+            self.add(node, (), tuple(extra), inner_redirs, tuple(stdin))
+        elif body.type == "command":
+            self.command(body, depth, inner_redirs, tuple(stdin), tuple(extra))
+        elif extra:
+            raise Unparseable("words after a redirection of a compound command")
+        else:
+            start = len(self.out)
+            self.statements(body, depth, inner_redirs, level + 1)
+            if stdin:  # a heredoc fed to a compound: every command in it may read it
+                self.out[start:] = [_with_stdin(c, tuple(stdin)) for c in self.out[start:]]
         for stmt in statements:  # `cat <<EOF | sh`: the rest of the pipeline sits in the heredoc node
             self.statements(stmt, depth, redirs, level + 1)
 
