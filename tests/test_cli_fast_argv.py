@@ -108,7 +108,8 @@ def test_hook_without_click_answers_and_imports_no_click(tmp_path) -> None:  # t
     probe = (
         "import sys, io, json\n"
         "from toolpolicy.cli import main\n"
-        "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+        "try:\n    main(sys.argv[1:])  # with argv: SystemExit, not the console script's fast exit\n"
+        "except SystemExit as e:\n    code = e.code\n"
         "heavy = sorted(m for m in ('click', 'lark', 'pydantic', 'dataclasses') if m in sys.modules)\n"
         "print(json.dumps({'code': code, 'heavy': heavy}), file=sys.stderr)\n"
     )

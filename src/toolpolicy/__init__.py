@@ -10,7 +10,9 @@ unpickled by `policy hook`) must not pay for Lark and pydantic, which only loadi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 

@@ -15,9 +15,12 @@ Modules are imported on first use (the CLI runs once per tool call, so startup t
 from __future__ import annotations
 
 import importlib
-from typing import Any
 
 from ._common import MAX_INPUT_CHARS, AdapterResult, EngineFactory, HookOptions
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 PROTOCOLS: dict[str, str] = {
     "claude-code": "claude_code",

@@ -13,16 +13,20 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
 
 from ..runtime.strict_json import no_constants, no_duplicate_keys
+from ..vocabulary.records import Record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_INPUT_CHARS = 16 * 1024 * 1024  # a hook payload above this is refused (fail closed)
 _NO_ENV: Mapping[str, str] = MappingProxyType({})
 MAX_REASON_CHARS = 2000  # agents show the reason to the model; keep it readable
 
 
-class AdapterResult(NamedTuple):
+class AdapterResult(Record):
     """The hook's answer: the process exit code and what to write on stdout and stderr."""
 
     exit_code: int
@@ -30,7 +34,7 @@ class AdapterResult(NamedTuple):
     stderr: str = ""
 
 
-class HookOptions(NamedTuple):
+class HookOptions(Record):
     """How `policy hook` answers (the CLI flags of the same names).
 
     `mode`: None keeps the policy's mode; `auto` maps the agent's own mode where its input carries
@@ -50,14 +54,14 @@ class HookOptions(NamedTuple):
     max_input_chars: int = MAX_INPUT_CHARS
 
 
-EngineFactory = Callable[..., Any]  # called as engine_factory(mode=..., session_id=...) -> Engine
+EngineFactory = Callable[..., "Any"]  # called as engine_factory(mode=..., session_id=...) -> Engine
 
 
 class InputError(Exception):
     """The hook input is not what the agent's protocol promises; the call fails closed."""
 
 
-class Call(NamedTuple):
+class Call(Record):
     """One tool call read from a hook input."""
 
     tool: str

@@ -20,11 +20,13 @@ from __future__ import annotations
 import io
 import json
 import os
-import pickle
 import stat
 import sys
 from collections.abc import Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 try:  # the builtin SHA-256: `hashlib` loads OpenSSL, which costs the hook's cold start ~3 ms
     from _sha256 import sha256 as _sha256  # CPython <= 3.11
@@ -33,6 +35,11 @@ except ImportError:  # pragma: no cover - depends on the Python version
         from _sha2 import sha256 as _sha256  # CPython >= 3.12
     except ImportError:
         from hashlib import sha256 as _sha256
+
+try:  # the C unpickler alone: `pickle` itself (its pure-Python half, struct) costs the hook ~1 ms
+    from _pickle import Unpickler, UnpicklingError
+except ImportError:  # pragma: no cover - a Python without the C accelerator
+    from pickle import Unpickler, UnpicklingError
 
 MAGIC = b"toolpolicy-compiled-v1\n"
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
@@ -93,19 +100,50 @@ def _entry_path(directory: str, path: str, format: str | None, env: Mapping[str,
     return os.path.join(directory, f"{key[:40]}.pickle")
 
 
-def _package_fingerprint() -> str:
-    """The installed toolpolicy: version plus the size and mtime of every source file."""
+# The subpackages `api.load_policy` may import (the layering of docs/architecture.md: `api` and every
+# layer below it): their sources shape a compiled policy and define the classes it unpickles into.
+# The layers above (cli, adapters, serve, ...) cannot change an entry, so the fingerprint skips them.
+FINGERPRINTED = frozenset(
+    {
+        "source",
+        "vocabulary",
+        "errors",
+        "ast",
+        "runtime",
+        "grammar",
+        "policies",
+        "compiler",
+        "analysis",
+        "testing",
+        "discover",
+        "api",
+    }
+)
+_SOURCE_SUFFIXES = (".py", ".lark", ".yaml", ".json", ".toml")
+
+
+def _package_fingerprint(root: str | None = None) -> str:
+    """The installed toolpolicy (or the package at `root`): its version plus the size and mtime of
+    every source file a compiled policy depends on (top-level modules, `FINGERPRINTED` subpackages)."""
     from .. import __version__
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    digest = _sha256(__version__.encode())
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for name in sorted(filenames):
-            if name.endswith((".py", ".lark", ".yaml", ".json", ".toml")):
-                info = os.stat(os.path.join(dirpath, name))
-                digest.update(f"{dirpath}/{name}:{info.st_size}:{info.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
+    root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    lines: list[str] = [__version__]
+    _stat_tree(root, lines, top=True)
+    return _sha256("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _stat_tree(directory: str, lines: list[str], *, top: bool = False) -> None:
+    """Append `path:size:mtime` of each source file under `directory`, in a stable order."""
+    with os.scandir(directory) as found:
+        entries = sorted(found, key=lambda e: e.name)
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name != "__pycache__" and (not top or entry.name in FINGERPRINTED):
+                _stat_tree(entry.path, lines)
+        elif entry.name.endswith(_SOURCE_SUFFIXES):
+            info = entry.stat()
+            lines.append(f"{entry.path}:{info.st_size}:{info.st_mtime_ns}")
 
 
 def _file_record(path: str) -> list[Any]:
@@ -169,6 +207,7 @@ def _unpickle(data: bytes) -> Any:
 _DATA_MODULES = frozenset(
     {
         "toolpolicy.runtime.compiled",
+        "toolpolicy.runtime.kinds.knowledge_table",
         "toolpolicy.runtime.kinds.shell_knowledge",
         "toolpolicy.runtime.hooks.types",
         "toolpolicy.source",
@@ -178,7 +217,7 @@ _DATA_MODULES = frozenset(
 )
 
 
-class _PolicyUnpickler(pickle.Unpickler):
+class _PolicyUnpickler(Unpickler):
     """Unpickles only the classes a compiled policy is made of.
 
     The cache directory belongs to the user the agent runs as, so a process of the agent's could
@@ -193,7 +232,7 @@ class _PolicyUnpickler(pickle.Unpickler):
             found = super().find_class(module, name)
             if isinstance(found, type):
                 return found
-        raise pickle.UnpicklingError(f"{module}.{name} is not part of a compiled policy")
+        raise UnpicklingError(f"{module}.{name} is not part of a compiled policy")
 
 
 def _read_private(entry: str) -> bytes | None:
@@ -232,6 +271,8 @@ def _write_entry(entry: str, policy: Any, path: str, before: list[Any]) -> None:
         if sources[0] != before:
             return
         meta = json.dumps({"sources": sources}).encode()
+        import pickle  # only when writing an entry
+
         payload = MAGIC + meta + b"\n" + pickle.dumps(policy, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # an unpicklable or unreadable policy is simply not cached
         return

@@ -25,8 +25,6 @@ acceptEdits -> auto_edit, default/plan/auto -> default (Claude Code enforces pla
 
 from __future__ import annotations
 
-from typing import Any
-
 from ._common import (
     AdapterResult,
     EngineFactory,
@@ -43,6 +41,10 @@ from ._common import (
     unsupported_event,
     updated_input,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 PROTOCOL = "claude-code"
 EVENTS = ("PreToolUse", "PermissionRequest")

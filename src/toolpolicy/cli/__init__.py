@@ -9,7 +9,10 @@ take) is click's, in `app.py`.
 from __future__ import annotations
 
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("check_cmd", "check_command"),
@@ -52,9 +55,14 @@ def main(argv: list[str] | None = None) -> None:
 
         parsed = parse_hook(args)
         if parsed is not None:
-            from .hook_run import answer
+            from .hook_run import answer, exit_process
 
-            answer(*parsed)  # raises SystemExit with the protocol's exit code
+            try:
+                answer(*parsed)  # raises SystemExit with the protocol's exit code
+            except SystemExit as done:
+                if argv is None:  # the process is ours (console script, `python -m`): end it now
+                    exit_process(done.code)
+                raise
     try:
         from .app import cli
 

@@ -13,16 +13,20 @@ from __future__ import annotations
 import io
 import os
 import sys
-from typing import Any, BinaryIO, NamedTuple
 
+from ..vocabulary.records import Record
 from .choices import MODE_CHOICES as MODE_CHOICES
 from .choices import PROTOCOL_CHOICES as PROTOCOL_CHOICES
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 MAX_DRAIN_BYTES = 256 * 1024 * 1024  # what is read (and dropped) past the limit, so the agent's write ends
 
 
-class HookArgs(NamedTuple):
+class HookArgs(Record):
     """The options of `policy hook` (see `hook_cmd.py` for their help texts)."""
 
     policy_path: str
@@ -155,6 +159,36 @@ def _last_resort(protocol: str, exc: BaseException) -> Any:
         from types import SimpleNamespace
 
         return SimpleNamespace(exit_code=2, stdout="", stderr=reason + "\n")
+
+
+def exit_process(code: Any) -> None:
+    """End the hook process with `code`, skipping the interpreter's teardown.
+
+    A hook process has answered once the answer is written: tearing down a hundred modules and a
+    compiled policy of thousands of objects only delays the agent (about 5 ms, a tenth of the hook's
+    wall time). The answer is flushed and the `atexit` handlers run first; a process with another
+    live non-daemon thread (which the normal exit would wait for), or a code that is not a number,
+    raises SystemExit as usual.
+    """
+    threading = sys.modules.get("threading")
+    if not isinstance(code, int) or (
+        threading is not None
+        and any(
+            t is not threading.current_thread() and t.is_alive() and not t.daemon
+            for t in threading.enumerate()
+        )
+    ):
+        raise SystemExit(code)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    import atexit
+
+    atexit._run_exitfuncs()
+    os._exit(code)
 
 
 def _emit(result: Any) -> None:

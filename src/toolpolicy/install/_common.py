@@ -90,12 +90,19 @@ def policy_executable() -> list[str]:
 
 
 def hook_command(protocol: str, policy: Path, extra: tuple[str, ...] = ()) -> str:
-    """`/abs/policy hook PROTOCOL --policy /abs/policy.yaml [extra...]`, shell-quoted."""
-    return shlex.join([*policy_executable(), "hook", protocol, "--policy", str(policy.absolute()), *extra])
+    """`LAUNCHER hook PROTOCOL --policy /abs/policy.yaml [extra...]`, shell-quoted: LAUNCHER is
+    `python -I -S -c CODE` (`launcher.py`: the fastest safe start), else the `policy` executable."""
+    from .launcher import launcher
+
+    program = launcher() or policy_executable()
+    return shlex.join([*program, "hook", protocol, "--policy", str(policy.absolute()), *extra])
 
 
 def is_policy_hook(command: Any, protocol: str | None = None) -> bool:
-    """Whether a hook command line is `policy hook [PROTOCOL]` (any path to `policy`)."""
+    """Whether a hook command line is `policy hook [PROTOCOL]` (any path to `policy`, `python -m
+    toolpolicy`, or the launcher `python ... -c CODE` that `hook_command` writes)."""
+    from .launcher import MARK
+
     if not isinstance(command, str):
         return False
     try:
@@ -104,6 +111,9 @@ def is_policy_hook(command: Any, protocol: str | None = None) -> bool:
         return False
     for i, word in enumerate(words[:-1]):
         program = os.path.basename(word)
+        if word == "-c" and MARK in words[i + 1]:
+            rest = words[i + 2 :]
+            return bool(rest) and rest[0] == "hook" and (protocol is None or protocol in rest[1:2])
         if program in ("policy", "toolpolicy") or (word == "toolpolicy" and i and words[i - 1] == "-m"):
             rest = words[i + 1 :]
             return bool(rest) and rest[0] == "hook" and (protocol is None or protocol in rest[1:2])

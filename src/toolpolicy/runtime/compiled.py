@@ -8,11 +8,14 @@ here: regex strings and the `when` AST (rebuilding the closures needs neither La
 from __future__ import annotations
 
 from _thread import LockType, allocate_lock  # threading itself costs the hook's cold start
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..vocabulary import EFFECT_RANK
+from ..vocabulary.records import Record
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:  # hooks are imported only by policies that have some (pickle finds the module)
+    from typing import Any
+
     from ..ast.when import Node as WhenNode
     from ..errors import PolicyError
     from ..source import Origin
@@ -23,7 +26,7 @@ PRIMARY = None  # Cond.key for "the primary argument of whatever tool the rule i
 DECISION_WEIGHT = EFFECT_RANK  # allow 1 < ask 2 < deny 3
 
 
-class ToolSpec(NamedTuple):
+class ToolSpec(Record):
     """A tool as the policy knows it: kind, primary argument, argument aliases, read-only hint."""
 
     name: str
@@ -34,7 +37,7 @@ class ToolSpec(NamedTuple):
     args: tuple[str, ...] = ()
 
 
-class Cond(NamedTuple):
+class Cond(Record):
     """One condition of a rule: the argument `key` (PRIMARY = the tool's primary argument)
     must full-match `regex`. `kind_view` says whether the value is seen through the tool's kind
     (shell units, normalised paths, URL hosts) or as its plain text. `exact` marks patterns with
@@ -49,7 +52,7 @@ class Cond(NamedTuple):
     set_regex: str | None = None  # `pattern_set.nul_safe(regex)`, done at compile time (cold start)
 
 
-class CompiledRule(NamedTuple):
+class CompiledRule(Record):
     """A rule ready to evaluate; `index` is its position in file order (reports use the first)."""
 
     index: int  # type: ignore[assignment]  # shadows tuple.index, on purpose (rule.index reads well)
@@ -69,7 +72,7 @@ class CompiledRule(NamedTuple):
     allow_redirection: bool = False  # an allow that also covers the unit's output redirections
 
 
-class PolicyTestCase(NamedTuple):
+class PolicyTestCase(Record):
     name: str
     tool: str
     args: Any

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..vocabulary import DECISION_SOURCES
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 SOURCES = DECISION_SOURCES
 

@@ -20,10 +20,10 @@ import contextlib
 import os
 import time
 from collections.abc import Generator, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..vocabulary import EFFECTS
 from ..vocabulary import MODES as MODE_VALUES
+from ..vocabulary.records import Record
 from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule, ToolSpec
 from .decision import Decision
 from .evaluate import indexed_rules
@@ -39,7 +39,10 @@ from .rules import (
     when_env,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:  # imported where used: hooks and the reference interpreter are off the hook's cold path
+    from typing import Any
+
     from .hooks.types import HookResult
     from .when_table import WhenTable
 
@@ -51,7 +54,7 @@ MODES = MODE_VALUES
 DECISIONS = EFFECTS
 
 
-class HookRequest(NamedTuple):
+class HookRequest(Record):
     event: str
     payload: dict[str, Any]
     tool: str | None

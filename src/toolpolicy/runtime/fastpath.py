@@ -14,19 +14,24 @@ ways).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
 
 from .evaluate import _unit_texts, _whole_text
-from .kinds import ArgView, Unit, path, shell
+from .kinds import ArgView, Unit, path
 from .pattern_set import joined
 from .plan import ToolPlan, plan_for
 from .rules import MAX_WRITE_CHECKS, normalise_args
 from .shell_targets import PATTERN, SOFT, needs_check, read_tool_of
 from .views import _url_view, plain_view
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .decision import Decision
     from .engine import Engine
+    from .kinds import shell
+else:
+    from .views import shell  # the shell kind, imported on first use
 
 
 class Where:

@@ -34,9 +34,12 @@ rewrite only needs their dialect: escapes (`\\x`, `\\xNN`, `\\x{...}`), classes,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import re2
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 ALLOW, DENY = "A", "D"
 SEP = "\x00"

@@ -14,19 +14,22 @@ matches and no `when` needs evaluating.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
-
 import re2
 
+from ..vocabulary.records import Record
 from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule, ToolSpec
 from .pattern_set import ALLOW, DENY, PatternSet
 from .views import clean
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_PLANS = 4096
 ANY_KEY = "\x00any"  # conditions with no key on a tool with no primary argument: any argument
 
 
-class Entry(NamedTuple):
+class Entry(Record):
     """What one pattern of a plan's `PatternSet` is: a condition of `rule` (plan-local position)."""
 
     rule: int

@@ -32,9 +32,11 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .compiled import ToolSpec
     from .rules import PreparedCall
 

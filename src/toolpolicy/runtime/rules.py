@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 
 from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule, Cond, ToolSpec
 from .kinds import ArgView, CallContext, Unit
 from .plan import ToolPlan, plan_for
 from .views import kind_view, plain_view
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_WRITE_CHECKS = 16
 DEFAULT_MAX_ARGS = 1 << 20  # characters, all arguments together

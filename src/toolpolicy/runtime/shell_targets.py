@@ -19,23 +19,29 @@ read) as calls of its read tool (`Read`, `read_file`...):
 
 from __future__ import annotations
 
-import glob
 import itertools
 import os
 import re
-from typing import TYPE_CHECKING, Any
 
-from .kinds.shell_words import HOME, UNKNOWN, expand_braces
+from ..vocabulary.lazy_regex import lazy_compile
 from .rules import MAX_WRITE_CHECKS, PreparedCall, RuleVerdict, combine, prepare
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .engine import Engine
+    from .kinds import shell_words
+else:
+    from .views import _LazyKind
+
+    shell_words = _LazyKind("shell_words")  # its targets come from the shell kind: loaded by then
 
 PATTERN = "\x00"
 SOFT = "\x05"  # a write the command makes by nature (`rm x`): only path denies and asks count
 READ_TOOLS = ("Read", "read_file", "view", "read", "ReadFile")
 _MAX_PATHS = 32  # paths one pattern may name that are decided
-_GLOB = re.compile(r"(?<!\\)[*?\[]")
+_GLOB = lazy_compile(r"(?<!\\)[*?\[]")
 
 
 def check_targets(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> RuleVerdict:
@@ -123,7 +129,7 @@ def _reads(
 def _shown(target: str) -> str:
     if not target.startswith(PATTERN):
         return target
-    return target[1:].replace(HOME, "~").replace(UNKNOWN, "$…")
+    return target[1:].replace(shell_words.HOME, "~").replace(shell_words.UNKNOWN, "$…")
 
 
 def _path_decision(engine: Engine, call: PreparedCall, tool: str, path: str) -> RuleVerdict:
@@ -187,15 +193,16 @@ def expand(target: str, cwd: str, home: str) -> tuple[list[str], bool]:
     if not target.startswith(PATTERN):
         return [target], True
     out: list[str] = []
-    for form in expand_braces(target[1:], _MAX_PATHS):
-        form = form.replace(HOME, _escape(home))
+    home_mark, unknown = shell_words.HOME, shell_words.UNKNOWN
+    for form in shell_words.expand_braces(target[1:], _MAX_PATHS):
+        form = form.replace(home_mark, _escape(home))
         if form.startswith("~"):  # `~user/...`
             head, sep, rest = form.partition("/")
             user_home = os.path.expanduser(_unescape(head))
             form = _escape(user_home) + sep + rest if not user_home.startswith("~") else form
-        fills = (_escape(home), _escape(cwd), "", "/") if UNKNOWN in form else ("",)
+        fills = (_escape(home), _escape(cwd), "", "/") if unknown in form else ("",)
         for fill in fills:
-            candidate = form.replace(UNKNOWN, fill)
+            candidate = form.replace(unknown, fill)
             out.append(_unescape(candidate))
             if _GLOB.search(candidate):
                 out.extend(_glob(candidate, cwd))
@@ -206,6 +213,8 @@ def expand(target: str, cwd: str, home: str) -> tuple[list[str], bool]:
 
 def _glob(pattern: str, cwd: str) -> list[str]:
     """What bash's pathname expansion gives on this filesystem (dotfiles only when named)."""
+    import glob  # here: the module (and fnmatch, and their regexes) only when a target is a glob
+
     full = pattern if pattern.startswith("/") else os.path.join(_escape(cwd), pattern)
     try:
         return list(itertools.islice(glob.iglob(_to_python_glob(full)), _MAX_PATHS))

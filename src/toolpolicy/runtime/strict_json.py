@@ -7,7 +7,9 @@ constants (`NaN`, `Infinity`) are refused, never read one way by us and another 
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class StrictJsonError(ValueError):

@@ -15,17 +15,21 @@ from __future__ import annotations
 import functools
 import json
 import math
-import re
 import unicodedata
 from json.encoder import py_encode_basestring
-from typing import Any
 
-from .kinds import ArgView, CompiledPattern, Kind, Rendered, Unit, glob, path, shell, simple_view
+from ..vocabulary.lazy_regex import lazy_compile
+from .kinds import ArgView, CompiledPattern, Kind, Rendered, Unit, glob, path, simple_view
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class _LazyKind:
     """A kind module imported on first use: the URL kind (ipaddress, urllib) stays off the cold
-    start of a hook that decides a shell command. Each attribute is copied onto the instance when
+    start of a hook that decides a shell command, and the shell kind (its parser, command
+    knowledge and wrappers: ~4 ms) off that of a hook that decides an edit, a read or a fetch. Each attribute is copied onto the instance when
     first read, so later reads are plain attribute hits (no `__getattr__` on the decide path)."""
 
     def __init__(self, name: str) -> None:
@@ -40,11 +44,15 @@ class _LazyKind:
 
 
 url: Any = _LazyKind("url")
+if TYPE_CHECKING:
+    from .kinds import shell
+else:
+    shell = _LazyKind("shell")
 
 MAX_VALUE_CHARS = 1 << 20  # a plain value larger than this is never allowed by a pattern
 MAX_PATH_LIST = 256  # a path argument that is a list of up to this many strings: each is a path
 _LIST_TAG = ("\x02list",)
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = lazy_compile("[\ud800-\udfff]")
 
 
 def clean(text: str) -> str:

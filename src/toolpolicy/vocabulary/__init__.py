@@ -12,7 +12,9 @@ Two halves, so that the decide path pays nothing for the typed one:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 EFFECTS = ("allow", "ask", "deny")  # least to most restrictive
 EFFECT_RANK: dict[str, int] = {"allow": 1, "ask": 2, "deny": 3}

@@ -27,9 +27,10 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, NamedTuple
+from typing import Any
 
 from ...ast.template import GO_FIELDS, Action, Expr, Field, If, Literal, Node, Template, Text
+from ...vocabulary.records import Record
 
 __all__ = ["FUNCTIONS", "GO_FIELDS", "Template", "TemplateError", "render", "to_json", "truncate"]
 
@@ -453,7 +454,7 @@ def _println(*args: Any) -> str:
     return " ".join(go_print(a) for a in args) + "\n"
 
 
-class Function(NamedTuple):
+class Function(Record):
     """A template function's implementation; its signature is `toolpolicy.ast.template.FUNCTIONS`."""
 
     fn: Callable[..., Any]

@@ -26,10 +26,17 @@ Nothing here imports Lark or pydantic: views are built on the decide() hot path.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Protocol
+from ...vocabulary.records import Record
 
-# Records on the decide() path are NamedTuples or hand-written slot classes, not dataclasses:
-# a dataclass costs ~0.7 ms to create at import, and `policy hook` starts once per tool call.
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+else:
+    Protocol = object  # `Kind` is a Protocol for the type checker; at run time nothing reads that
+
+# Records on the decide() path are `Record`s (NamedTuples without typing's import cost) or
+# hand-written slot classes, not dataclasses: a dataclass costs ~0.7 ms to create at import, and
+# `policy hook` starts once per tool call.
 
 # Tag characters (never valid in a policy glob, which escapes control characters).
 TAG_CWD = "\x01"  # path relative to the call's cwd
@@ -38,7 +45,7 @@ TAG_EXACT = "\x03"  # reserved
 TAG_ADDRESS = "\x04"  # a class of a URL's IP-address host (`address:private`)
 
 
-class CompiledPattern(NamedTuple):
+class CompiledPattern(Record):
     """A compiled value pattern: `regex` full-matches view texts (RE2 syntax)."""
 
     regex: str
@@ -64,7 +71,7 @@ class Kind(Protocol):
         ...
 
 
-class Unit(NamedTuple):
+class Unit(Record):
     """One independently decided part of a value (a simple shell command; or the whole value).
 
     `allow_texts`: an allow pattern matches the unit if it full-matches any of them; an empty

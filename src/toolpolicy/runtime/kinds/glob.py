@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import NamedTuple
+
+from ...vocabulary.records import Record
 
 
 class GlobError(ValueError):
@@ -29,7 +30,7 @@ class GlobError(ValueError):
         self.offset = offset
 
 
-class GlobClass(NamedTuple):
+class GlobClass(Record):
     negated: bool
     items: tuple[tuple[str, str], ...]  # inclusive ranges (a single char is (c, c))
 

@@ -64,20 +64,24 @@ import functools
 import json
 import os
 import posixpath
-import re
 import stat
 import sys
 from collections.abc import Callable
-from typing import Any, NamedTuple
 
+from ...vocabulary.lazy_regex import lazy_compile
+from ...vocabulary.records import Record
 from . import TAG_CWD, ArgView, CompiledPattern, Rendered, Unit
 from .glob import ANY, STAR, GlobClass, GlobError, class_regex_char, parse, regex_char
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_PATH = 4096  # longer values are never allowed and never resolved on the filesystem
 MEMO_SIZE = 16384  # lexical views memoised (like `re`'s cache), for values up to MEMO_CHARS
 MEMO_CHARS = 1024
-_TAGGISH = re.compile(r"[\x00-\x03]")
-_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/]|$)")
+_TAGGISH = lazy_compile(r"[\x00-\x03]")
+_DRIVE = lazy_compile(r"^([A-Za-z]):(?:[\\/]|$)")
 _SEP, _NOT_SEP = "/", "[^/]"
 _FLOAT_DENY = "(?:\x01|.*/)"  # deny-side "any depth": under the cwd tag or after any `/`
 
@@ -101,7 +105,7 @@ def anchor_of(spec: str) -> tuple[str, str, int]:
     return CWD, spec, 0
 
 
-class _Seg(NamedTuple):
+class _Seg(Record):
     """One pattern segment: `regex` for one path segment, or a `**` globstar."""
 
     regex: str
@@ -339,7 +343,7 @@ def approx_globs(spec: str) -> tuple[str, ...]:
     return (text,)
 
 
-_WILD_SEG = re.compile(r"[*?\[\\]")
+_WILD_SEG = lazy_compile(r"[*?\[\\]")
 _GLOB_SEG = r"[^/]*[*?\[][^/]*"  # a path segment that is itself a glob (`Glob(pattern=/etc/*)`)
 _RE_SPECIAL = frozenset("\\.^$|?*+()[]{}")
 
@@ -433,12 +437,12 @@ def relative(path: str, base: str) -> str | None:
     return path[len(base) + 1 :] if path.startswith(base + "/") else None
 
 
-class _Ctx(NamedTuple):
+class _Ctx(Record):
     cwd: str
     home: str
 
 
-class _Lexical(NamedTuple):
+class _Lexical(Record):
     """What a path view is before the filesystem is consulted (memoised per text, cwd and home)."""
 
     units: tuple[Unit, ...]  # one per reading (POSIX, Windows), the raw deny texts on the first
@@ -569,12 +573,45 @@ def symlink_free(path: str) -> bool:
 
     One `openat2(O_PATH, RESOLVE_NO_SYMLINKS)` system call on Linux: it fails with ELOOP at the
     first symlink, and with ENOENT/ENOTDIR at a missing component before reaching any (nothing
-    below a missing directory can be a link). A path with `..` always takes the full walk.
+    below a missing directory can be a link). A path with `..` always takes the full walk. The
+    first `EARLY_CALLS` calls of a process on Linux ask `lstat` instead, component by component,
+    which tells the same: the openat2 probe needs ctypes, whose import (~2 ms) would be most of the
+    cost for a process that decides one call (`policy hook`).
     """
-    probe = _OPENAT2[0] if _OPENAT2 else _first_probe()
+    if _OPENAT2:
+        probe = _OPENAT2[0]
+    elif _EARLY[0] < EARLY_CALLS and sys.platform == "linux":
+        _EARLY[0] += 1
+        return ".." not in path and _lstat_probe(path)
+    else:
+        probe = _first_probe()
     if ".." in path or probe is None:
         return False
     return probe(path)
+
+
+EARLY_CALLS = 16
+_EARLY = [0]  # calls answered by `_lstat_probe` so far in this process
+
+
+def _lstat_probe(path: str) -> bool:
+    """`symlink_free` by `lstat` of each component of the absolute `path` (no `..` in it)."""
+    if not path.startswith("/"):
+        return False
+    prefix = ""
+    for part in path.split("/")[1:]:
+        if part in ("", "."):
+            continue
+        prefix += "/" + part
+        try:
+            mode = os.lstat(prefix).st_mode
+        except OSError as exc:
+            return exc.errno in (errno.ENOENT, errno.ENOTDIR)  # missing: nothing below is a link
+        except ValueError:  # an embedded NUL: no syscall can take it
+            return False
+        if stat.S_ISLNK(mode):
+            return False
+    return True
 
 
 def _first_probe() -> Callable[[str], bool] | None:

@@ -77,6 +77,7 @@ import re
 import shlex
 from collections.abc import Iterable, Sequence
 
+from ...vocabulary.lazy_regex import lazy_compile
 from . import ArgView, CompiledPattern, Unit
 from .shell_knowledge import GUARDING, Analysis, Table, analyse, bundled
 from .shell_parse import (
@@ -112,7 +113,7 @@ SAFE_ENV = frozenset(
 )  # plus LC_* (see _safe_assign)
 _MAX_FALLBACK_PIECES = 2_000
 _MAX_STAGES = 32  # see-through stages kept per command (deny texts grow with their square)
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = lazy_compile("[\ud800-\udfff]")
 _EVAL_BUILTINS = frozenset(
     {"let", "declare", "typeset", "local", "export", "readonly", "printf", "read", "unset"}
     | {"test", "[", "[[", "mapfile", "readarray", "wait"}
@@ -252,6 +253,8 @@ def _as_text(value: object) -> str:
 
 def _clean(text: str) -> str:
     """Lone surrogates (possible in JSON input) become U+FFFD: RE2 cannot match them."""
+    if text.isascii():  # no surrogate (and no compiling the pattern) in the common case
+        return text
     return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
@@ -314,7 +317,7 @@ def _opaque_script_start(words: Sequence[str]) -> int | None:
     return None
 
 
-_QUOTED = re.compile(r"\$'((?:[^'\\]|\\.)*)'|'([^']*)'|\"((?:[^\"\\]|\\.)*)\"")
+_QUOTED = lazy_compile(r"\$'((?:[^'\\]|\\.)*)'|'([^']*)'|\"((?:[^\"\\]|\\.)*)\"")
 
 
 def _quoted_scripts(text: str, digest: str) -> list[str]:
@@ -875,7 +878,7 @@ def _cut_raw(raw: str, cut: int) -> str:
     return raw[cut:] if raw[:cut].replace("'", "").replace('"', "") == raw[:cut] else raw
 
 
-_CODE_STRING = re.compile(r"""(?s)(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")""")
+_CODE_STRING = lazy_compile(r"""(?s)(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")""")
 
 
 def _code_commands(code: str) -> list[str]:
@@ -1188,7 +1191,7 @@ def _canonical(values: list[str]) -> str:
     return " ".join(shlex.quote(v) if (not v or _BLANK.search(v)) else v for v in values)
 
 
-_BLANK = re.compile(r"[\s'\"\\\\]")  # blanks, quotes and backslashes: re-quote to keep the argv
+_BLANK = lazy_compile(r"[\s'\"\\\\]")  # blanks, quotes and backslashes: re-quote to keep the argv
 
 
 def _join(words: Iterable[Word]) -> str:

@@ -2,7 +2,7 @@
 
 Place in the pipeline: runtime, decide time. The knowledge is *data* written in the policy
 language (`commands:` in a policy file, plus the bundled `policies/commands.yaml`); the compiler
-validates it and turns it into the `Table` below (plain NamedTuples and dicts: picklable, no
+validates it and turns it into a `Table` (`knowledge_table.py`) (plain NamedTuples and dicts: picklable, no
 per-call work). `shell.py` asks `analyse(words, table)` about each simple command (quotes already
 removed) and gets back an `Analysis`: which words are files read or written, which are shell
 scripts, interpreter code or whole commands run by the program, which options make it write,
@@ -24,9 +24,15 @@ from __future__ import annotations
 
 import bisect
 import os
-import re
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+
+from ...vocabulary.lazy_regex import lazy_compile
+from ...vocabulary.records import Record
+from .knowledge_table import BUILD_SPEC, Table
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "EFFECTS",
@@ -58,10 +64,10 @@ ROLES = (
 EFFECTS = ("write", "exec", "network", "secret", "delete")
 GUARDING = frozenset({"exec", "secret"})  # a prefix allow never covers these (exact rules only)
 NONE, REQUIRED, OPTIONAL = 0, 1, 2
-_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
-class Opt(NamedTuple):
+class Opt(Record):
     """One option (all its spellings share this record)."""
 
     name: str  # the spelling used in messages (`-o`)
@@ -74,7 +80,7 @@ class Opt(NamedTuple):
     note: str = ""  # what it does, for `--explain`
 
 
-class Spec(NamedTuple):
+class Spec(Record):
     """What one program (or one subcommand) does with its argv."""
 
     name: str
@@ -94,41 +100,7 @@ class Spec(NamedTuple):
     note: str
 
 
-class Table:
-    """The knowledge of one policy: program name -> its entry, built into a `Spec` on first use.
-
-    Holds the validated entries as plain data (cheap to pickle with a compiled policy); `digest`
-    identifies the content (shell views are memoised per digest).
-    """
-
-    __slots__ = ("digest", "entries", "specs")
-
-    def __init__(self, entries: dict[str, Mapping[str, Any]], digest: str) -> None:
-        self.entries = entries  # program name -> entry (names of a group share one entry object)
-        self.digest = digest
-        self.specs: dict[str, Spec | None] = {}
-
-    def get(self, name: str) -> Spec | None:
-        spec = self.specs.get(name, _MISSING)
-        if spec is _MISSING:
-            entry = self.entries.get(name)
-            spec = None if entry is None else build_spec(name, entry)
-            if len(self.specs) < 4096:
-                self.specs[name] = spec
-        return spec  # type: ignore[return-value]
-
-    def __getstate__(self) -> tuple[dict[str, Mapping[str, Any]], str]:
-        return (self.entries, self.digest)
-
-    def __setstate__(self, state: tuple[dict[str, Mapping[str, Any]], str]) -> None:
-        self.entries, self.digest = state
-        self.specs = {}
-
-
-_MISSING: Any = object()
-
-
-class Analysis(NamedTuple):
+class Analysis(Record):
     """What `analyse` found; indices are into the words it was given."""
 
     reads: tuple[tuple[int, int], ...] = ()  # (word index, characters to cut) of files read
@@ -591,16 +563,16 @@ def _value(acc: _Acc, role: str, idx: int, cut: int, label: str, note: str, text
         _program(acc, role, idx, text)
 
 
-_SED_EXEC = re.compile(
+_SED_EXEC = lazy_compile(
     r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?(?:,(?:\d+|\$|/[^/\n]*/))?!?\s*e(?:[\s;}]|$)|/[gpiImM0-9]*e[gpiImM0-9]*(?:[\s;}]|$)"
 )
-_SED_WRITE = re.compile(
+_SED_WRITE = lazy_compile(
     r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?(?:,(?:\d+|\$|/[^/\n]*/))?!?\s*[wW]\s|/[gpiImM0-9]*w\s"
 )
-_AWK_WRITE = re.compile(r"printf?\b[^;{}\n]*>")
+_AWK_WRITE = lazy_compile(r"printf?\b[^;{}\n]*>")
 
 
-_SED_READ = re.compile(
+_SED_READ = lazy_compile(
     r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?(?:,(?:\d+|\$|/[^/\n]*/))?!?\s*[rR][ \t]*([^\n;}]+)"
 )
 
@@ -652,3 +624,6 @@ def _effects(acc: _Acc, effects: frozenset[str] | set[str], label: str, note: st
         acc.notes.append(f"{label} {verb}" + (f" ({note})" if note else ""))
     if "write" in effects or "delete" in effects:
         acc.unknown_write = True
+
+
+BUILD_SPEC[:] = [build_spec]  # `Table.get` builds specs with it (knowledge_table.py)

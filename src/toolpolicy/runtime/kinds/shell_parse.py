@@ -32,11 +32,9 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import TYPE_CHECKING, Any, NamedTuple
 
-if TYPE_CHECKING:
-    from tree_sitter import Node, Parser
-
+from ...vocabulary.lazy_regex import lazy_compile
+from ...vocabulary.records import Record
 from .shell_words import (
     Unparseable,
     Word,
@@ -44,6 +42,12 @@ from .shell_words import (
     find_substitutions,
     scan_word,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from tree_sitter import Node, Parser
 
 __all__ = [
     "MAX_DEPTH",
@@ -67,33 +71,49 @@ _READ_OPS = frozenset({"<", "<>"})
 NON_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 
 
-def _bash_language() -> object:
-    """tree-sitter-bash's language object, loaded from its extension module directly.
+def _extension(package: str) -> Any:
+    """`package._binding`, the compiled extension module, loaded from its file without running the
+    package's `__init__` (registered in `sys.modules`, so a later `import package` shares it).
 
-    `import tree_sitter_bash` runs the package's `__init__`, which imports `importlib.resources`
-    (~4-10 ms of the hook's cold start) for query files we never use; the extension module alone
-    is what `tree_sitter_bash.language()` calls. Falls back to the package import.
+    tree-sitter-bash's `__init__` imports `importlib.resources` (~4-10 ms of the hook's cold start)
+    for query files we never use, and tree-sitter's imports `typing` (~2.5 ms) for one Protocol;
+    the extension modules alone are what the parser needs. None when the file is not found.
     """
-    loaded = sys.modules.get("tree_sitter_bash")
-    if loaded is None:
-        try:
-            from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader
-            from importlib.util import find_spec, module_from_spec, spec_from_file_location
+    name = f"{package}._binding"
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        return loaded
+    try:
+        from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader
+        from importlib.util import find_spec, module_from_spec, spec_from_file_location
 
-            package = find_spec("tree_sitter_bash")
-            where = package.submodule_search_locations if package else None
-            for directory in where or ():
-                for suffix in EXTENSION_SUFFIXES:
-                    path = os.path.join(directory, "_binding" + suffix)
-                    if os.path.isfile(path):
-                        loader = ExtensionFileLoader("tree_sitter_bash._binding", path)
-                        spec = spec_from_file_location(loader.name, path, loader=loader)
-                        if spec is not None:
-                            module = module_from_spec(spec)
+        found = find_spec(package)
+        for directory in (found.submodule_search_locations if found else None) or ():
+            for suffix in EXTENSION_SUFFIXES:
+                path = os.path.join(directory, "_binding" + suffix)
+                if os.path.isfile(path):
+                    loader = ExtensionFileLoader(name, path)
+                    spec = spec_from_file_location(name, path, loader=loader)
+                    if spec is not None:
+                        module = module_from_spec(spec)
+                        sys.modules[name] = module
+                        try:
                             loader.exec_module(module)
-                            return module.language()
-        except (ImportError, OSError, AttributeError):
-            pass
+                        except BaseException:
+                            del sys.modules[name]
+                            raise
+                        return module
+    except (ImportError, OSError, AttributeError):
+        pass
+    return None
+
+
+def _bash_language() -> object:
+    """tree-sitter-bash's language object (from its extension module, else the package)."""
+    if "tree_sitter_bash" not in sys.modules:
+        binding = _extension("tree_sitter_bash")
+        if binding is not None:
+            return binding.language()
     import tree_sitter_bash
 
     return tree_sitter_bash.language()
@@ -103,21 +123,23 @@ def parser() -> Parser:
     """The tree-sitter-bash parser, built on first use: a plain command (most of them) never needs
     it, so `policy hook` on `git status` does not load tree-sitter at all."""
     if not _PARSER:
-        from tree_sitter import Language, Parser
+        binding = sys.modules.get("tree_sitter") or _extension("tree_sitter")
+        if binding is None:
+            import tree_sitter as binding
 
-        _PARSER.append(Parser(Language(_bash_language())))
+        _PARSER.append(binding.Parser(binding.Language(_bash_language())))
     return _PARSER[0]
 
 
 _PARSER: list[Parser] = []
 
 
-class StdinText(NamedTuple):
+class StdinText(Record):
     text: str  # a heredoc body or here-string fed to the command
     literal: bool  # no expansion happens in it (quoted delimiter, or no `$`/backtick inside)
 
 
-class Command(NamedTuple):
+class Command(Record):
     """One simple command as bash would run it (wrappers and all; `shell.py` interprets them)."""
 
     raw: str  # source slice
@@ -185,20 +207,20 @@ def _first_error(node: Node) -> Node | None:
 
 # A text made only of words of these characters, quoted strings that expand nothing and spaces:
 # one simple command, no operator, redirection, expansion, glob, comment or line continuation.
-_PLAIN_TEXT = re.compile(r"""(?:[A-Za-z0-9_./=:,+@%^ -]|'[^']*'|"[^"$`\\!]*")*""")
-_PLAIN_TOKEN = re.compile(r"""(?:[A-Za-z0-9_./=:,+@%^-]|'[^']*'|"[^"$`\\!]*")+""")
-_ASSIGN_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+_PLAIN_TEXT = lazy_compile(r"""(?:[A-Za-z0-9_./=:,+@%^ -]|'[^']*'|"[^"$`\\!]*")*""")
+_PLAIN_TOKEN = lazy_compile(r"""(?:[A-Za-z0-9_./=:,+@%^-]|'[^']*'|"[^"$`\\!]*")+""")
+_ASSIGN_TOKEN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 # tree-sitter rejects `a%x`, `a@x`, `x=1 a:b` and some words after a command word `-...`
-_COMMAND_WORD = re.compile(
+_COMMAND_WORD = lazy_compile(
     r"""(?:[A-Za-z0-9_./+]|'[^']*'|"[^"$`\\!]*")(?:[A-Za-z0-9_./+-]|'[^']*'|"[^"$`\\!]*")*"""
 )
-_DIGIT_ASSIGN = re.compile(r"[0-9][A-Za-z0-9_]*\+?=")
+_DIGIT_ASSIGN = lazy_compile(r"[0-9][A-Za-z0-9_]*\+?=")
 # Words bash reads as syntax at the start of a command (and `in`, `do`... after `for`/`case`).
 _RESERVED = frozenset(
     {"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do"}
     | {"done", "in", "function", "time", "coproc", "{", "}", "!", "[[", "]]"}
 )
-_RESERVED_START = re.compile(
+_RESERVED_START = lazy_compile(
     "(?:" + "|".join(re.escape(w) for w in sorted(_RESERVED, key=len, reverse=True)) + r")(?![A-Za-z0-9_])"
 )
 
@@ -282,7 +304,7 @@ def _heredoc_quoted(redirect: Node, data: bytes) -> bool:
 # --------------------------------------------------------------------------- the walk
 
 
-class _Redirs(NamedTuple):
+class _Redirs(Record):
     """Redirections inherited from enclosing compounds (`{ a; b; } > f` writes f for both)."""
 
     writes: tuple[str, ...] = ()

@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import NamedTuple
+
+from ...vocabulary.lazy_regex import lazy_compile
+from ...vocabulary.records import Record
 
 
 class Unparseable(Exception):
     """The text cannot be analysed; the message says why (for diagnostics)."""
 
 
-class Word(NamedTuple):
+class Word(Record):
     value: str  # after quote removal; expansions kept as written
     raw: str  # the word as written
     dynamic: bool  # holds an expansion: its run-time value is unknown
@@ -35,7 +37,7 @@ _ANSI_SIMPLE = {
     "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
     "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
 }  # fmt: skip
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _HEX = "0123456789abcdefABCDEF"
 
 
@@ -204,7 +206,7 @@ def _scripts_of(expansion: str) -> list[str]:
     return []
 
 
-_PLAIN_WORD = re.compile(r"[^\\'\"$`*?\[{]*")
+_PLAIN_WORD = lazy_compile(r"[^\\'\"$`*?\[{]*")
 
 
 def word_value(raw: str, opaque: dict[int, int] | None = None) -> Word:
@@ -356,7 +358,7 @@ def arith_end(s: str, i: int) -> int:
 
 # --------------------------------------------------------------------------- fallback
 
-_FALLBACK_SPLIT = re.compile(r"\n|;|&&|\|\||\|&|\||&|\$\(|<\(|>\(|\(|\)|`|\{|\}")
+_FALLBACK_SPLIT = lazy_compile(r"\n|;|&&|\|\||\|&|\||&|\$\(|<\(|>\(|\(|\)|`|\{|\}")
 _KEYWORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "time", "{", "coproc"})
 FALLBACK_CHARS = 100_000  # only this much of an opaque text is split for extra deny texts
 
@@ -383,7 +385,7 @@ def fallback_pieces(text: str) -> list[list[str]]:
 
 UNKNOWN = "\x1a"  # in a target pattern: an expansion whose value is not known (any text)
 HOME = "\x02"  # in a target pattern: the home directory (`~`, `$HOME`, `${HOME}`, `${HOME:-x}`)
-_HOME_VAR = re.compile(r"\$(?:HOME\b|\{HOME(?:[:]?[-=?+][^}]*)?\})")
+_HOME_VAR = lazy_compile(r"\$(?:HOME\b|\{HOME(?:[:]?[-=?+][^}]*)?\})")
 _GLOB_SPECIALS = "*?[]{}\\"
 
 
@@ -504,7 +506,7 @@ def _first_brace(t: str) -> tuple[str, list[str], str] | None:
     return None
 
 
-_SEQ = re.compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?")
+_SEQ = lazy_compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?")
 
 
 def _sequence(body: str) -> list[str] | None:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from ...vocabulary.lazy_regex import lazy_compile
+
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish"})
 ALLOW_WRAPPERS = frozenset({"timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin", "noglob"})
 # Exec-capable however they are called (a prefix rule can never allow them).
@@ -30,9 +32,9 @@ FIND_ACTIONS = frozenset(
     {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
 )
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-_DURATION = re.compile(r"\d+(?:\.\d+)?[smhd]?")
-_INT = re.compile(r"[+-]?\d+")
-ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
+_DURATION = lazy_compile(r"\d+(?:\.\d+)?[smhd]?")
+_INT = lazy_compile(r"[+-]?\d+")
+ASSIGNMENT = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 
 Stripper = Callable[[Sequence[str], bool], "int | None"]
 
