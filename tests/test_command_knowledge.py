@@ -174,3 +174,26 @@ def test_output_operands_and_named_reads(tmp_path: Path, command: str, decision:
         "Bash", {"command": command}, context={"cwd": str(tmp_path)}
     )
     assert got.decision == decision, why
+
+
+def test_a_name_prefix_meets_the_deny_of_an_existing_file_it_extends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`split ... ~/.bashr` with a suffix writes ~/.bashrc: PREFIX* expands to the existing file."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".bashrc").write_text("")
+    monkeypatch.setenv("HOME", str(home))
+    policy = tmp_path / "p.yaml"
+    policy.write_text(
+        "version: 1\nprofile: claude-code\ndefault: ask\npermissions:\n"
+        '  allow: ["Bash(split *)", "Bash(csplit *)", "Bash(echo *)"]\n  deny: ["Edit(~/.bashrc)"]\n'
+    )
+    engine = Engine(load_policy(str(policy)), hooks=False)
+    for command in (
+        "echo x | split -a1 -l1 --additional-suffix=c - ~/.bashr",
+        "csplit -f ~/.bashr in.txt /x/",
+    ):
+        assert engine.decide("Bash", {"command": command}, context={"cwd": str(tmp_path)}).decision == "deny"
+    near = engine.decide("Bash", {"command": "split -l 10 big.txt part_"}, context={"cwd": str(tmp_path)})
+    assert near.decision == "allow"
