@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,3 +40,15 @@ def no_leaked_processes(tmp_path_factory: pytest.TempPathFactory):
         kill(list(leaked))
         lines = "\n".join(f"  {pid}: {cmd}" for pid, cmd in sorted(leaked.items()))
         pytest.fail(f"the tests left {len(leaked)} process(es) running (now killed):\n{lines}", pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def collector_left_on() -> Iterator[None]:
+    """`policy hook` turns the garbage collector off for its one short-lived process; a test that
+    runs the hook's entry in-process must not leave it off for the tests after it."""
+    import gc
+
+    enabled = gc.isenabled()
+    yield
+    if enabled and not gc.isenabled():
+        gc.enable()

@@ -17,10 +17,13 @@ from .replay_support import CLAUDE, POLICY
 
 @pytest.fixture
 def thresholds() -> Iterator[tuple[int, int, int]]:
-    before = gc.get_threshold()
+    before, enabled = gc.get_threshold(), gc.isenabled()
     gc.set_threshold(700, 10, 10)
+    gc.enable()  # what a replay process starts with (an in-process hook test may have turned it off)
     yield gc.get_threshold()
     gc.set_threshold(*before)
+    if not enabled:
+        gc.disable()
 
 
 def test_the_thresholds_are_raised_during_the_run_and_restored(thresholds: tuple[int, int, int]) -> None:
