@@ -99,6 +99,10 @@ def _has_nul(regex: str) -> bool:
 
 
 FLOATING_FROM = 8  # fewer floating patterns than this stay in the anchored set
+# ... and so do they while (floating x anchored) patterns stay under this: the product bounds how
+# many states the one DFA may need; measured on agent-permissions-v1, one set is faster up to R =
+# 1,000 rules (149 x 251) and thrashes at R = 10,000 (1,499 x 2,501) or with the packs (234 x 1,192)
+SPLIT_PRODUCT = 100_000
 _FLAGS = frozenset("imsU")
 _NOT_LITERAL = frozenset(".[()|^$*+?{}\\")
 _CLASS_ESCAPES = frozenset("dDwWsSbBAzpPQEC")
@@ -181,11 +185,13 @@ class PatternSet:
         patterns: Sequence[tuple[str, str]],
         safe: Sequence[str | None] = (),
         floating_from: int = FLOATING_FROM,
+        split_product: int = SPLIT_PRODUCT,
     ) -> None:
         """`patterns`: (side, regex) pairs, side ALLOW or DENY; ids are positions in this list.
 
         `safe[i]`, when given, is `nul_safe` of pattern i's regex (the compiler stores it).
-        Floating patterns get their own sets when there are at least `floating_from` of them.
+        Floating patterns get their own sets when there are at least `floating_from` of them and
+        their count times the others' is at least `split_product`.
         """
         self._patterns = [regex for _, regex in patterns]
         self._sides = [side for side, _ in patterns]
@@ -196,32 +202,28 @@ class PatternSet:
         self._float: dict[str, tuple[Any, list[int]]] = {}
         if not self.slow:
             s = re2.Set.SearchSet(_OPTIONS)
-            ids: list[int] = []  # the anchored set's ids -> ids here
             floating: dict[str, list[tuple[int, str]]] = {ALLOW: [], DENY: []}
             splits = [floating_middle(regex) for _, regex in patterns]
-            if sum(split is not None for split in splits) < floating_from:
-                splits = [None] * len(patterns)  # a few: one set is cheaper than two matches
+            count = sum(split is not None for split in splits)
+            if count < floating_from or count * (len(patterns) - count) < split_product:
+                splits = [None] * len(patterns)  # one set is cheaper than two matches while its DFA fits
             for i, (side, regex) in enumerate(patterns):
                 split = splits[i]
                 if split is not None:
                     flags, middle = split
                     floating[side].append((i, "[^\\x00]" + nul_safe(f"(?{flags}){middle}")))
+                    s.Add(_NEVER)  # keeps the anchored set's ids the positions of this list
                     continue
                 s.Add(SEP + side + ((safe[i] if i < len(safe) else None) or nul_safe(regex)) + SEP)
-                ids.append(i)
             s.Compile()
-            match = s._set.Match
-            if len(ids) == len(patterns):
-                self._match = match
-            else:
-                self._match = _remapped(match, ids) if ids else _no_hits
-                for side, found in floating.items():
-                    if found:
-                        f = re2.Set.SearchSet(_OPTIONS)
-                        for _, regex in found:
-                            f.Add(regex)
-                        f.Compile()
-                        self._float[side] = (f._set.Match, [i for i, _ in found])
+            self._match = s._set.Match
+            for side, found in floating.items():
+                if found:
+                    f = re2.Set.SearchSet(_OPTIONS)
+                    for _, regex in found:
+                        f.Add(regex)
+                    f.Compile()
+                    self._float[side] = (f._set.Match, [i for i, _ in found])
 
     def match(self, allow: Sequence[str], deny: Sequence[str], text: bytes | None = None) -> list[int]:
         """Ids of the patterns matching one of their side's texts (`text`: `joined(allow, deny)`)."""
@@ -267,20 +269,6 @@ class PatternSet:
 
 
 _DENY_START = (SEP + DENY).encode()
-
-
-def _remapped(match: Any, ids: list[int]) -> Any:
-    """A set's Match whose ids are mapped back to the positions of the original list."""
-
-    def remapped(text: bytes) -> list[int]:
-        found = match(text)
-        return [ids[j] for j in found] if found else []
-
-    return remapped
-
-
-def _no_hits(text: bytes) -> list[int]:
-    return []
 
 
 _NEVER = "[^\\x00-\\x{10ffff}]"  # matches no character: a placeholder that keeps ids aligned
