@@ -82,7 +82,9 @@ def test_python_decorator() -> None:
 
 
 def test_claude_agent_sdk_hook() -> None:
-    pytest.importorskip("claude_agent_sdk", reason="the claude-agent-sdk extra is not installed (the test extra installs it)")
+    pytest.importorskip(
+        "claude_agent_sdk", reason="the claude-agent-sdk extra is not installed (the test extra installs it)"
+    )
     from toolpolicy.integrations.claude_agent_sdk import pre_tool_use_hook
 
     engine, calls = _engine(), _calls()
@@ -110,7 +112,9 @@ def test_claude_agent_sdk_hook() -> None:
 
 
 def test_openai_agents_guardrails() -> None:
-    pytest.importorskip("agents", reason="the openai-agents extra is not installed (the test extra installs it)")
+    pytest.importorskip(
+        "agents", reason="the openai-agents extra is not installed (the test extra installs it)"
+    )
     import json
 
     from agents.tool_context import ToolContext
@@ -150,7 +154,9 @@ def test_openai_agents_guardrails() -> None:
 
 
 def test_langgraph_tool_node_wrapper() -> None:
-    pytest.importorskip("langgraph.prebuilt", reason="the langchain extra is not installed (the test extra installs it)")
+    pytest.importorskip(
+        "langgraph.prebuilt", reason="the langchain extra is not installed (the test extra installs it)"
+    )
     from langchain_core.messages import ToolMessage
     from langchain_core.tools import tool as lc_tool
     from langgraph.prebuilt.tool_node import ToolCallRequest
@@ -182,7 +188,9 @@ def test_langgraph_tool_node_wrapper() -> None:
 
 
 def test_langchain_guard_tool() -> None:
-    pytest.importorskip("langchain_core", reason="the langchain extra is not installed (the test extra installs it)")
+    pytest.importorskip(
+        "langchain_core", reason="the langchain extra is not installed (the test extra installs it)"
+    )
     from langchain_core.tools import tool as lc_tool
 
     from toolpolicy.integrations.langchain import guard_tool
@@ -200,7 +208,9 @@ def test_langchain_guard_tool() -> None:
 
 
 def test_pydantic_ai_toolset() -> None:
-    pytest.importorskip("pydantic_ai", reason="the pydantic-ai extra is not installed (the test extra installs it)")
+    pytest.importorskip(
+        "pydantic_ai", reason="the pydantic-ai extra is not installed (the test extra installs it)"
+    )
     from pydantic_ai import FunctionToolset, RunContext
     from pydantic_ai.models.test import TestModel
     from pydantic_ai.usage import RunUsage

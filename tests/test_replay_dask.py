@@ -123,9 +123,9 @@ def _killer_policy(tmp_path: Path, marker: Path | None) -> Path:
     """A policy whose tool_guard hook SIGKILLs the Dask worker deciding the call (its parent process):
     once if `marker` is given (the first hook to create it), else every time."""
     if marker is None:
-        script = "kill -9 $PPID; sleep 5"
+        script = "kill -9 $PPID; sleep 1"  # the worker dies at once; the shell must not outlive the suite
     else:
-        script = f"if mkdir {marker} 2>/dev/null; then kill -9 $PPID; sleep 5; fi; exit 0"
+        script = f"if mkdir {marker} 2>/dev/null; then kill -9 $PPID; sleep 1; fi; exit 0"
     return write(
         tmp_path / "killer.yaml",
         POLICY + "hooks:\n  tool_guard:\n    - matcher: Bash\n      hooks:\n"

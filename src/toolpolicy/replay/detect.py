@@ -10,6 +10,7 @@ was cut short is still recognised by its second).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from .lines import iter_lines, read_head
@@ -43,21 +44,10 @@ def detect_format(path: str, *, max_line_bytes: int) -> str:
     found = _sniff_head(head, max_line_bytes)  # usually the first line tells: no second read
     if found:
         return found
-    seen = 0
     try:
-        for _, line in iter_lines(path, max_line_bytes=max_line_bytes):
-            if not line.strip():  # also TOO_LONG_LINE
-                continue
-            seen += 1
-            if seen > _SNIFF_LINES:
-                break
-            try:
-                obj = json.loads(line)
-            except (ValueError, RecursionError):
-                continue
-            found = classify(obj) if isinstance(obj, dict) else None
-            if found:
-                return found
+        found = _first_proof(line for _, line in iter_lines(path, max_line_bytes=max_line_bytes))
+        if found:
+            return found
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
     raise InputError(
@@ -68,9 +58,16 @@ def detect_format(path: str, *, max_line_bytes: int) -> str:
 
 def _sniff_head(head: bytes, max_line_bytes: int) -> str | None:
     """The format the whole lines of `head` prove, read as `detect_format`'s loop reads them."""
+    lines = head.split(b"\n")[:-1]  # the last piece may be cut short: the loop reads it
+    return _first_proof(b"" if len(line) > max_line_bytes else line for line in lines)
+
+
+def _first_proof(lines: Iterable[bytes | str]) -> str | None:
+    """The format the first of the first `_SNIFF_LINES` non-blank lines that proves one proves
+    (a blank or over-long line — `TOO_LONG_LINE` strips to nothing — is skipped)."""
     seen = 0
-    for line in head.split(b"\n")[:-1]:  # the last piece may be cut short: the loop reads it
-        if len(line) > max_line_bytes or not line.strip():
+    for line in lines:
+        if not line.strip():
             continue
         seen += 1
         if seen > _SNIFF_LINES:
