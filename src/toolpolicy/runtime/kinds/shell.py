@@ -710,28 +710,11 @@ def _prints_unknown(cmd: Command) -> bool:
 def _reads_code_from_stdin(values: Sequence[str], table: Table) -> bool:
     """An interpreter (its knowledge has a `code` option) given no script file, or `-`."""
     name = basename(values[0])
-    if name in SHELLS or not _has_code_option(table, name):
+    spec = None if name in SHELLS else table.get(name)
+    if spec is None or not spec.code_option:
         return False
     operands = [v for v in values[1:] if not v.startswith("-") or v == "-"]
     return not operands or operands[0] == "-"
-
-
-def _has_code_option(table: Table, name: str) -> bool:
-    """Does the program take inline code through an option (`python -c`, `node -e`)?"""
-    key = (table.digest, name)
-    known = _HAS_CODE.get(key)
-    if known is None:
-        spec = table.get(name)
-        known = spec is not None and any(
-            o.role == "code" for o in (*spec.short.values(), *spec.long.values())
-        )
-        if len(_HAS_CODE) > 4096:
-            _HAS_CODE.clear()
-        _HAS_CODE[key] = known
-    return known
-
-
-_HAS_CODE: dict[tuple[str, str], bool] = {}
 
 
 def _runs_substitution(values: Sequence[str], words: Sequence[Word]) -> bool:

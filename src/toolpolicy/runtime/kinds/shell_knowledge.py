@@ -98,6 +98,7 @@ class Spec(Record):
     assignments: bool  # `NAME=VALUE` words (and a lone `-`) before the command operand are data
     unknown_exec: bool  # an option it does not list makes it exec-capable
     note: str
+    code_option: bool  # an option takes inline code (`python -c`, `node -e`): stdin may be code too
 
 
 class Analysis(Record):
@@ -178,6 +179,7 @@ def build_spec(name: str, data: Mapping[str, Any]) -> Spec:
         assignments=bool(data.get("assignments", False)),
         unknown_exec=data.get("unknown") == "exec",
         note=str(data.get("about", "")),
+        code_option=any(o.role == "code" for o in (*short.values(), *longs.values())),
     )
 
 
