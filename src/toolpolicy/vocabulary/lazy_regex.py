@@ -10,15 +10,16 @@ and copies its methods and attributes onto the instance, so later reads are inst
 (no `__getattr__` on the decide path). Semantics are `re.compile`'s: the same pattern object
 methods, the same errors (raised at first use instead of at import; patterns here are constants).
 
-Place: the bottom layer (`vocabulary`), importable from every package; it imports only `re`.
+Place: the bottom layer (`vocabulary`), importable from every package; it imports `re` itself only
+when a pattern is first used, so a process that never matches one (a hook deciding an MCP call or a
+read) does not load `re` (and `enum`, which `re` imports) at all.
 """
 
 from __future__ import annotations
 
-import re
-
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
+    import re
     from typing import Any
 
 __all__ = ["LazyPattern", "lazy_compile"]
@@ -48,6 +49,8 @@ class LazyPattern:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):  # copy, pickle and friends probing for protocols
             raise AttributeError(name)
+        import re
+
         compiled = re.compile(*self._source)
         for attr in _COPIED:
             setattr(self, attr, getattr(compiled, attr))
