@@ -31,7 +31,6 @@ the `policies` layer.
 from __future__ import annotations
 
 import os
-import re
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
@@ -137,6 +136,8 @@ def may_write(spec: ToolSpec, args: Any, commands: Any) -> bool:
 def _matcher(policy: Any, home: str) -> Any:
     """One RE2 regex over path-view texts: every protected pattern, the policy's own files and the
     compiled-policy cache."""
+    import re  # here, not at import: `re` (and `enum`) stay off a hook that never builds this
+
     import re2
 
     from .kinds import path
@@ -219,6 +220,8 @@ def _shell_writes(call: PreparedCall, matcher: Any) -> str | None:
 
 
 def _patch_writes(call: PreparedCall, matcher: Any) -> str | None:
+    import re
+
     args = call.args or {}
     files: list[str] = []
     for value in args.values():

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import re
 
 from ..vocabulary.lazy_regex import lazy_compile
 from .rules import MAX_WRITE_CHECKS, PreparedCall, RuleVerdict, combine, prepare
@@ -214,6 +213,7 @@ def expand(target: str, cwd: str, home: str) -> tuple[list[str], bool]:
 def _glob(pattern: str, cwd: str) -> list[str]:
     """What bash's pathname expansion gives on this filesystem (dotfiles only when named)."""
     import glob  # here: the module (and fnmatch, and their regexes) only when a target is a glob
+    import re
 
     full = pattern if pattern.startswith("/") else os.path.join(_escape(cwd), pattern)
     try:
@@ -224,6 +224,8 @@ def _glob(pattern: str, cwd: str) -> list[str]:
 
 def _to_python_glob(pattern: str) -> str:
     """Backslash escapes (bash) -> `[x]` classes (Python's glob has no backslash escape)."""
+    import re
+
     return re.sub(r"\\(.)", lambda m: "[" + m.group(1) + "]" if m.group(1) in "*?[" else m.group(1), pattern)
 
 
@@ -232,4 +234,8 @@ def _escape(text: str) -> str:
 
 
 def _unescape(text: str) -> str:
+    if "\\" not in text:
+        return text
+    import re  # here: `re` (and `enum`) only for a target with a backslash escape
+
     return re.sub(r"\\(.)", r"\1", text)

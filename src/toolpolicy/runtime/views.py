@@ -13,10 +13,8 @@ iterative encoder, and integers beyond Python's digit limit are converted in chu
 from __future__ import annotations
 
 import functools
-import json
 import math
 import unicodedata
-from json.encoder import py_encode_basestring
 
 from ..vocabulary.lazy_regex import lazy_compile
 from .kinds import ArgView, CompiledPattern, Kind, Rendered, Unit, glob, path, simple_view
@@ -71,6 +69,8 @@ def to_text(value: Any) -> str | None:
         return clean(value)
     if isinstance(value, int):
         return int_text(value)
+    import json  # here: a hook deciding string arguments never loads `json` (nor `re`, `enum`)
+
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             return None
@@ -100,6 +100,8 @@ def int_text(value: int) -> str:
 
 def dumps_iterative(value: Any) -> str:
     """Compact JSON like `json.dumps(separators=(",", ":"), ensure_ascii=False)`, without recursion."""
+    from json.encoder import py_encode_basestring
+
     out: list[str] = []
     stack: list[Any] = [value]
     while stack:

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import functools
 import ipaddress
-import json
 import re
 from urllib.parse import unquote, urlsplit
 
@@ -269,6 +268,8 @@ def _as_text(value: object) -> tuple[str, bool]:
         return str(value), False
     if isinstance(value, str):
         return value, True
+    import json  # here: deciding a string URL never loads `json`
+
     try:
         return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False), False
     except (TypeError, ValueError):
