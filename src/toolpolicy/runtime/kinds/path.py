@@ -61,7 +61,6 @@ from __future__ import annotations
 
 import errno
 import functools
-import json
 import os
 import posixpath
 import stat
@@ -341,6 +340,13 @@ def approx_globs(spec: str) -> tuple[str, ...]:
     if "/" not in text.rstrip("/") and anchor == CWD and not spec.startswith(("./", "~")):
         return (text, "*/" + text)
     return (text,)
+
+
+def _tagged(text: str) -> bool:
+    """`_TAGGISH.search(text)`, without `re` for the texts that hold none of its characters."""
+    return ("\x00" in text or "\x01" in text or "\x02" in text or "\x03" in text) and bool(
+        _TAGGISH.search(text)
+    )
 
 
 _WILD_SEG = lazy_compile(r"[*?\[\\]")
@@ -667,6 +673,8 @@ def _as_text(value: object) -> tuple[str, bool]:
         return value, True
     if isinstance(value, bool):
         return ("true" if value else "false"), False
+    import json  # here: deciding a string path never loads `json` (nor `re`, `enum`)
+
     if isinstance(value, int | float):
         return json.dumps(value), False
     try:
@@ -694,7 +702,7 @@ def _problems(text: str, trusted: bool, home: str) -> list[str]:
         problems.append("path is not a string")
     if not text:
         problems.append("path is empty")
-    if _TAGGISH.search(text):
+    if _tagged(text):
         problems.append("path contains a NUL or control character")
     if len(text) > MAX_PATH:
         problems.append(f"path is longer than {MAX_PATH} characters")
@@ -725,9 +733,10 @@ def _expand_home(text: str, home: str) -> str:
 
 def _windows_form(text: str) -> str | None:
     """`C:\\x` -> `/c/x` and `\\` -> `/` (Claude Code's POSIX form of a Windows path), or None."""
-    if "\\" not in text and not _DRIVE.match(text):
+    drive = text[1:2] == ":"  # `_DRIVE` (and `re`) only for what could be `C:`
+    if "\\" not in text and not (drive and _DRIVE.match(text)):
         return None
-    m = _DRIVE.match(text)
+    m = _DRIVE.match(text) if drive else None
     if m:
         text = "/" + m.group(1).lower() + text[2:]
     return text.replace("\\", "/")
@@ -743,7 +752,7 @@ def _unit(path: str | None, bases: tuple[str, ...], *, allow: bool) -> Unit:
             texts.append(TAG_CWD + rel)
             if rel:
                 texts.append(rel)
-    if _TAGGISH.search(path):
+    if _tagged(path):
         allow = False
     texts_t = tuple(dict.fromkeys(texts))
     return Unit(allow_texts=texts_t if allow else (), deny_texts=texts_t)
