@@ -224,3 +224,43 @@ def test_the_warm_hook_imports_nothing_it_does_not_need(
     assert json.loads(runs[1].stdout)["hookSpecificOutput"]["permissionDecision"] in ("allow", "ask", "deny")
     loaded = json.loads(runs[1].stderr.strip().splitlines()[-1])
     assert loaded == (["tree_sitter._binding"] if parser else []), loaded
+
+
+REGEX_STACK = ("re", "enum", "json")  # `json` imports `re`, and `re` imports `enum`
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("mcp__github__create_issue", {"title": "a bug", "body": "steps"}),
+        ("Read", {"file_path": "/etc/hosts"}),
+        ("Edit", {"file_path": "/srv/app/main.py", "old_string": "a", "new_string": "b"}),
+    ],
+)
+def test_a_hook_deciding_string_arguments_does_not_import_re_or_json(
+    policy: Path, tmp_path: Path, tool: str, tool_input: dict[str, object]
+) -> None:
+    """Started as `policy install` starts it (`-I -S`), the hook reads its input and writes its
+    answer with `adapters.json_codec`, and nothing on the way to an MCP, read or edit decision
+    compiles a Python regex; the answer is the one `json` reads back."""
+    probe = (
+        "import sys\n"
+        f"sys.path[:0] = {[p for p in sys.path if p]!r}\n"
+        "from toolpolicy.cli import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        f"print(repr(sorted(m for m in {REGEX_STACK!r} if m in sys.modules)), file=sys.stderr)\n"
+    )
+    stdin = json.dumps({"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input})
+    env = {"TOOLPOLICY_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    args = [sys.executable, "-I", "-S", "-c", probe, "hook", "claude-code", "--policy", str(policy)]
+    runs = [
+        subprocess.run(args, input=stdin, capture_output=True, text=True, timeout=60, env=env, check=True)
+        for _ in ("cold: compiles and caches", "warm: from the cache")
+    ]
+    answer = json.loads(runs[1].stdout)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "PreToolUse" and answer["permissionDecision"] in (
+        "allow",
+        "ask",
+        "deny",
+    )
+    assert runs[1].stderr.strip().splitlines()[-1] == "[]"

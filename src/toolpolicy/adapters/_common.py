@@ -9,13 +9,12 @@ It never imports the compiler: the engine comes from the `engine_factory` the ca
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
-from ..runtime.strict_json import no_constants, no_duplicate_keys
 from ..vocabulary.records import Record
+from .json_codec import dumps_compact, loads_strict
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
@@ -82,7 +81,7 @@ def parse_object(text: str, max_chars: int = MAX_INPUT_CHARS) -> dict[str, Any]:
     except UnicodeEncodeError:  # lone surrogates: undecodable bytes smuggled in as text
         raise InputError("not valid UTF-8") from None
     try:
-        data = json.loads(text, object_pairs_hook=no_duplicate_keys, parse_constant=no_constants)
+        data = loads_strict(text)
     except RecursionError:
         raise InputError("JSON nested too deeply") from None
     except ValueError as exc:
@@ -219,7 +218,7 @@ def updated_input(decision: Any) -> dict[str, Any] | None:
 
 
 def to_json(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=True, separators=(",", ":"), default=str) + "\n"
+    return dumps_compact(obj) + "\n"
 
 
 # -- failing closed ---------------------------------------------------------------------------

@@ -18,11 +18,12 @@ compiled from source and the entry rewritten. `TOOLPOLICY_NO_CACHE=1` turns the 
 from __future__ import annotations
 
 import io
-import json
 import os
 import stat
 import sys
 from collections.abc import Mapping
+
+from .json_codec import loads
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
@@ -177,7 +178,7 @@ def _read_entry(entry: str) -> Any:
         if blob is None or not blob.startswith(MAGIC):
             return None
         header_end = blob.index(b"\n", len(MAGIC))
-        meta = json.loads(blob[len(MAGIC) : header_end])
+        meta = loads(blob[len(MAGIC) : header_end])
         if not isinstance(meta, dict) or not _sources_unchanged(meta.get("sources")):
             return None
         policy = _unpickle(blob[header_end + 1 :])
@@ -270,6 +271,8 @@ def _write_entry(entry: str, policy: Any, path: str, before: list[Any]) -> None:
         sources = [_file_record(p) for p in dict.fromkeys([path, *policy.sources])]
         if sources[0] != before:
             return
+        import json  # only when writing an entry
+
         meta = json.dumps({"sources": sources}).encode()
         import pickle  # only when writing an entry
 
