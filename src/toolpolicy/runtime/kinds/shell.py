@@ -413,8 +413,8 @@ def _sets_cdpath(cmd: Command) -> bool:
 _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 _SOURCE = frozenset({"source", "."})
 _LINKERS = frozenset({"ln", "link", "cp"})
-_AT_FILE = re.compile(r"[^=@<]*(?:=[@<]|@)")  # curl's `name=@file`, `name=<file`, `name@file`
-_LINK_OPTION = re.compile(r"(?:^|\s)(?:-[a-zA-Z]*[sl][a-zA-Z]*|--(?:sy|li)[a-z-]*)(?:\s|$)")
+_AT_FILE = lazy_compile(r"[^=@<]*(?:=[@<]|@)")  # curl's `name=@file`, `name=<file`, `name@file`
+_LINK_OPTION = lazy_compile(r"(?:^|\s)(?:-[a-zA-Z]*[sl][a-zA-Z]*|--(?:sy|li)[a-z-]*)(?:\s|$)")
 _MAX_INNER = 16  # commands run by commands (env sudo xargs rm ...) analysed per unit
 _REPLACE = "{}"
 
@@ -1078,14 +1078,14 @@ def _latent_texts(cmd: Command, depth: int) -> list[str]:
 
 # An option value naming code: ssh `ProxyCommand=`/`LocalCommand=`, git `-c core.pager=`/`alias.x=!cmd`,
 # an editor's or pager's `!cmd` (`vim -c '!rm x'`, `less +'!rm x'`); read as commands for deny only.
-_CODE_VALUE = re.compile(
+_CODE_VALUE = lazy_compile(
     r"(?is)(?:-[a-z])?(?:[\w.-]*(?:command|cmd|pager|editor|program|askpass|external|textconv|driver|helper"
     r"|smudge|clean|process|hook|proxy|fsmonitor)|alias\.[\w.-]+)\s*=\s*!?(.+)|[+:]*!(.+)|shell\s+(.+)"
 )
 # An editor command that writes a file: `vim -c 'w! ~/.bashrc'`, `ex -sc 'sav x|q'`, `+'wq f'`.
-_EDITOR_WRITE = re.compile(r"(?:^|\|)\s*[+:]*\s*(?:w|wq|x|sav(?:eas)?|up(?:date)?|wa)!?\s+([^|\s]+)")
+_EDITOR_WRITE = lazy_compile(r"(?:^|\|)\s*[+:]*\s*(?:w|wq|x|sav(?:eas)?|up(?:date)?|wa)!?\s+([^|\s]+)")
 _EDITORS = frozenset({"vi", "vim", "nvim", "view", "ex", "gvim"})
-_SED_E = re.compile(r"(?:^|[;\n{}0-9$/])\s*!?\s*e\s+([^\n;}]+)")
+_SED_E = lazy_compile(r"(?:^|[;\n{}0-9$/])\s*!?\s*e\s+([^\n;}]+)")
 
 # Variables whose value a shell or a program runs as a command (for deny rules only).
 _CODE_VARIABLES = frozenset(
