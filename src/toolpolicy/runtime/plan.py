@@ -111,32 +111,143 @@ class ToolPlan:
         return other
 
 
+FEW_LOOKUPS = 8  # tool names looked up before the set of all tool globs is compiled ...
+FEW_CANDIDATES = 16  # ... unless a name has more candidate globs than this
+
+
 class Index:
-    """The tool level of the index, and the memo of plans built from it."""
+    """The tool level of the index, and the memo of plans built from it.
 
-    __slots__ = ("by_canonical", "exact", "glob_rules", "globs", "plans")
+    The RE2 set of all tool globs is compiled on the FEW_LOOKUPS+1-th tool name a process looks
+    up: before that (a hook process looks up one), a name is matched against a set of only the
+    globs whose literal prefix it starts with (`literal_prefix`), which gives the same globs.
+    """
 
-    def __init__(self, exact: dict[str, list[int]], globs: Any, glob_rules: list[int]) -> None:
+    __slots__ = (
+        "by_canonical",
+        "by_prefix",
+        "exact",
+        "glob_regexes",
+        "glob_rules",
+        "globs",
+        "lookups",
+        "plans",
+        "prefixes",
+    )
+
+    def __init__(
+        self,
+        exact: dict[str, list[int]],
+        glob_regexes: list[str],
+        glob_rules: list[int],
+        prefixes: Any = None,
+    ) -> None:
         self.exact = exact
-        self.globs = globs  # an RE2 full-match set over tool names, or None
+        self.glob_regexes = glob_regexes
         self.glob_rules = glob_rules
+        self.prefixes = prefixes  # () -> `literal_prefix` of each of `glob_regexes`
+        self.globs: Any = None  # the RE2 full-match set of all tool globs, once compiled
+        self.by_prefix: dict[str, list[int]] | None = None  # literal prefix -> glob positions
+        self.lookups = 0
         self.plans: dict[str, dict[str, ToolPlan]] = {}  # mode -> tool name as sent -> plan
         self.by_canonical: dict[tuple[str, str], ToolPlan] = {}
+
+    def matching_globs(self, tool: str) -> list[int]:
+        """Positions (in `glob_rules`) of the tool globs that full-match `tool`."""
+        if not self.glob_regexes:
+            return []
+        if self.globs is None and self.lookups < FEW_LOOKUPS:
+            self.lookups += 1
+            by_prefix = self.by_prefix
+            if by_prefix is None:  # built whole, then published (threads share the index)
+                by_prefix = {}
+                prefixes: Any = self.prefixes() if self.prefixes is not None else None
+                if not _prefixes_of(prefixes, self.glob_regexes):
+                    prefixes = [literal_prefix(regex) for regex in self.glob_regexes]
+                for i, prefix in enumerate(prefixes):
+                    by_prefix.setdefault(prefix, []).append(i)
+                self.by_prefix = by_prefix
+            found = [by_prefix.get(tool[:n]) for n in range(len(tool) + 1)]
+            candidates = sorted(i for group in found if group for i in group)
+            if len(candidates) <= FEW_CANDIDATES:
+                if not candidates:
+                    return []
+                few = re2.Set.FullMatchSet()
+                for i in candidates:
+                    few.Add(self.glob_regexes[i])
+                few.Compile()
+                return [candidates[j] for j in few.Match(tool) or ()]
+        globs = self.globs
+        if globs is None:  # compiled whole, then published
+            globs = re2.Set.FullMatchSet()
+            for regex in self.glob_regexes:
+                globs.Add(regex)
+            globs.Compile()
+            self.globs = globs
+        return list(globs.Match(tool) or ())
+
+
+_STOPS = ".[()*+?{}^$"  # where a literal prefix ends (`|` anywhere gives no prefix at all)
+
+
+def literal_prefix(regex: str) -> str:
+    """Text every full match of `regex` (compiler dialect: `(?flags)` then the body) begins with;
+    "" whenever that is not plain to see (a case-insensitive flag, an alternation, a class or
+    escape first). Used only to skip globs that cannot match, so shorter is always safe."""
+    body = regex
+    if body.startswith("(?"):
+        end = body.find(")")
+        flags = body[2:end]
+        if end < 0 or not flags.isalpha() or "i" in flags:
+            return ""
+        body = body[end + 1 :]
+    if "|" in body:
+        return ""
+    stop = len(body)
+    for c in _STOPS:
+        at = body.find(c, 0, stop)
+        if at >= 0:
+            stop = at
+    literal = body[:stop]
+    if "\\" in literal:  # `\:` is `:`; an escaped letter or digit (`\d`, `\x41`) ends the prefix
+        parts = literal.split("\\")
+        literal = parts[0]
+        for part in parts[1:]:
+            if not part or part[0].isalnum() or not part[0].isascii():
+                stop = -1  # cut before an escape: no quantifier can follow what is kept
+                break
+            literal += part
+    if 0 <= stop < len(body) and body[stop] in "*?{" and literal:
+        literal = literal[:-1]  # `ab*`, `ab?`, `ab{0,2}`: the last literal may be absent
+    return literal
+
+
+def _prefixes_of(prefixes: Any, regexes: list[str]) -> bool:
+    """Whether `prefixes` (from a cache entry) has the shape of the prefixes of `regexes`."""
+    return (
+        isinstance(prefixes, list) and len(prefixes) == len(regexes) and all(type(p) is str for p in prefixes)
+    )
+
+
+def tool_glob_prefixes(policy: CompiledPolicy) -> list[str]:
+    """`literal_prefix` of every tool glob of the policy, in rule order: derived once and pickled
+    with the policy (`compiled.PICKLED_LAZY`), so a hook loading it from the cache never derives it."""
+    return policy.lazy(  # type: ignore[no-any-return]
+        "tool_glob_prefixes", lambda: [literal_prefix(g) for rule in policy.rules for g in rule.tool_globs]
+    )
 
 
 def build_index(policy: CompiledPolicy) -> Index:
     exact: dict[str, list[int]] = {}
     glob_rules: list[int] = []
-    globs = re2.Set.FullMatchSet()
+    glob_regexes: list[str] = []
     for pos, rule in enumerate(policy.rules):
         for name in rule.tools:
             exact.setdefault(name, []).append(pos)
         for g in rule.tool_globs:
-            globs.Add(g)
+            glob_regexes.append(g)
             glob_rules.append(pos)
-    if glob_rules:
-        globs.Compile()
-    return Index(exact, globs if glob_rules else None, glob_rules)
+    return Index(exact, glob_regexes, glob_rules, lambda: tool_glob_prefixes(policy))
 
 
 def plans(policy: CompiledPolicy, mode: str) -> dict[str, ToolPlan]:
@@ -182,8 +293,7 @@ def primary_keys(spec: ToolSpec) -> frozenset[str]:
 
 def build_plan(policy: CompiledPolicy, index: Index, tool: str, mode: str) -> ToolPlan:
     positions = set(index.exact.get(tool, ()))
-    if index.globs is not None:
-        positions.update(index.glob_rules[i] for i in index.globs.Match(tool) or ())
+    positions.update(index.glob_rules[i] for i in index.matching_globs(tool))
     spec = policy.tool_spec(tool)
     pkeys = primary_keys(spec)
     rules: list[CompiledRule] = []
