@@ -85,6 +85,11 @@ class PolicyTestCase(Record):
     origin: Origin | None = None  # where the test was written (a policy's or a test file's)
 
 
+# Derived structures (`CompiledPolicy.lazy`) of plain data, pickled with the policy when built:
+# a policy loaded from the compiled-policy cache does not derive them again.
+PICKLED_LAZY = frozenset({"tool_glob_prefixes"})
+
+
 class CompiledPolicy:
     """An immutable compiled policy. Build it with `toolpolicy.compiler.compile_policy`.
 
@@ -229,6 +234,9 @@ class CompiledPolicy:
 
     def __getstate__(self) -> dict[str, Any]:
         state = {k: getattr(self, k) for k in self.__slots__ if not k.startswith("_")}
+        for key in PICKLED_LAZY:  # plain data derived once; whoever reads it checks its shape
+            if key in self._lazy:
+                state["lazy:" + key] = self._lazy[key]
         report = self._report
         state["report"] = report if isinstance(report, bytes) else _dump_report(report)
         return state
@@ -239,7 +247,9 @@ class CompiledPolicy:
             if k in self.__slots__:  # (pickles from before the source map)
                 object.__setattr__(self, k, v)
         object.__setattr__(self, "_report", state["report"] if "report" in state else _no_report())
-        object.__setattr__(self, "_lazy", {})
+        object.__setattr__(
+            self, "_lazy", {k[5:]: v for k, v in state.items() if k[:5] == "lazy:" and k[5:] in PICKLED_LAZY}
+        )
         object.__setattr__(self, "_lock", allocate_lock())
 
     def __setattr__(self, name: str, value: Any) -> None:
