@@ -271,6 +271,9 @@ def _write_entry(entry: str, policy: Any, path: str, before: list[Any]) -> None:
         sources = [_file_record(p) for p in dict.fromkeys([path, *policy.sources])]
         if sources[0] != before:
             return
+        from ..runtime.plan import tool_glob_prefixes
+
+        tool_glob_prefixes(policy)  # derived now, pickled with the policy: no hook derives it again
         import json  # only when writing an entry
 
         meta = json.dumps({"sources": sources}).encode()
