@@ -14,7 +14,7 @@ Modules are imported on first use (the CLI runs once per tool call, so startup t
 
 from __future__ import annotations
 
-import importlib
+import sys
 
 from ._common import MAX_INPUT_CHARS, AdapterResult, EngineFactory, HookOptions
 
@@ -47,7 +47,12 @@ __all__ = (
 
 def get_adapter(protocol: str) -> Any:
     """The adapter module of `protocol` (one of `PROTOCOLS`); raises KeyError for another name."""
-    return importlib.import_module(f".{PROTOCOLS[protocol]}", __name__)
+    name = f"{__name__}.{PROTOCOLS[protocol]}"
+    module = sys.modules.get(name)
+    if module is None:  # `importlib.import_module` without `importlib` (and `warnings`): the cold start
+        __import__(name)
+        module = sys.modules[name]
+    return module
 
 
 def handle(
