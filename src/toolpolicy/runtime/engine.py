@@ -16,7 +16,6 @@ it into deny. Every error on the way fails closed.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from collections.abc import Generator, Mapping
@@ -147,6 +146,8 @@ class Engine:
             decision = _internal_error(exc)
         entry = self._record(tool, args, decision, start)
         if self._wants_approval_hooks():
+            import contextlib  # here: a hook process without approval hooks never imports it
+
             with contextlib.suppress(Exception):  # an observational event never changes the decision
                 self._run_hooks_sync(self._approval_request(tool, decision, entry))
         return decision
@@ -172,6 +173,8 @@ class Engine:
             decision = _internal_error(exc)
         entry = self._record(tool, args, decision, start)
         if self._wants_approval_hooks():
+            import contextlib  # here: a hook process without approval hooks never imports it
+
             with contextlib.suppress(Exception):  # an observational event never changes the decision
                 await self._run_hooks(self._approval_request(tool, decision, entry))
         return decision
