@@ -98,6 +98,8 @@ def _has_nul(regex: str) -> bool:
     return SEP in regex or "\\x00" in regex or "\\x{0}" in regex or "\\x{00}" in regex
 
 
+FEW_MATCHES = 4  # a plan's sets answer this many matches from a set of candidates, then compile ...
+FEW_CANDIDATES = 64  # ... unless more patterns than this can match the texts
 FLOATING_FROM = 8  # fewer floating patterns than this stay in the anchored set
 # ... and so do they while (floating x anchored) patterns stay under this: the product bounds how
 # many states the one DFA may need; measured on agent-permissions-v1, one set is faster up to R =
@@ -161,6 +163,74 @@ def _literal_atom(middle: str) -> int | None:
     return None if middle[0] in _NOT_LITERAL else 1
 
 
+_STOPS = ".[()*+?{}^$"  # where a literal run ends (a `|` anywhere: no literal at all)
+
+
+def _first_stop(body: str, pos: int) -> int:
+    stop = len(body)
+    for c in _STOPS:
+        at = body.find(c, pos, stop)
+        if at >= 0:
+            stop = at
+    return stop
+
+
+def _literal(body: str) -> str:
+    """The literal text `body` (no flags, no `|`) must begin with: its leading run of plain and
+    escaped punctuation characters, without a last one a quantifier makes optional."""
+    out: list[str] = []
+    pos = 0
+    stop = _first_stop(body, 0)
+    while True:
+        slash = body.find("\\", pos, stop)
+        if slash < 0:
+            break
+        escaped = body[slash + 1 : slash + 2]
+        if not escaped or escaped.isalnum() or not escaped.isascii():
+            out.append(body[pos:slash])  # `\d`, `\x41`, `\Q`: not a plain literal; ends the run
+            return "".join(out)
+        out.append(body[pos:slash] + escaped)
+        pos = slash + 2
+        if pos > stop:  # the stop found was this escaped character
+            stop = _first_stop(body, pos)
+    out.append(body[pos:stop])
+    literal = "".join(out)
+    if stop < len(body) and body[stop] in "*?{" and literal:
+        literal = literal[:-1]  # `ab*`, `ab?`, `ab{0,2}`: the last literal may be absent
+    return literal
+
+
+def _body(regex: str) -> str | None:
+    """`regex` without its `(?flags)`; None when a flag (`i`) or a `|` hides its literals."""
+    body = regex
+    if body.startswith("(?"):
+        end = body.find(")")
+        flags = body[2:end]
+        if end < 0 or not flags.isalpha() or "i" in flags:
+            return None
+        body = body[end + 1 :]
+    return None if "|" in body else body
+
+
+def literal_prefix(regex: str) -> str:
+    """Text every full match of `regex` (compiler dialect: `(?flags)` then the body) begins with;
+    "" whenever that is not plain to see (a case-insensitive flag, an alternation, a class or
+    escape first). Used only to skip patterns that cannot match, so shorter is always safe."""
+    body = _body(regex)
+    return "" if body is None else _literal(body)
+
+
+def needle(regex: str) -> tuple[bool, str] | None:
+    """(False, L): every text `regex` full-matches starts with L; (True, L): every such text
+    contains L (`.*L...`); None when no such L is plain to see (see `literal_prefix`)."""
+    body = _body(regex)
+    if body is None:
+        return None
+    floating = body.startswith(".*")
+    literal = _literal(body[2:] if floating else body)
+    return (floating, literal) if literal else None
+
+
 def joined(allow: Sequence[str], deny: Sequence[str]) -> bytes | None:
     """The texts as one UTF-8 string for `PatternSet.match`; None when a text holds a NUL."""
     parts = [SEP + ALLOW + t for t in dict.fromkeys(allow)]
@@ -178,7 +248,18 @@ class PatternSet:
     would encode the text again on every call).
     """
 
-    __slots__ = ("_float", "_full", "_match", "_patterns", "_sides", "slow")
+    __slots__ = (
+        "_float",
+        "_fresh",
+        "_full",
+        "_match",
+        "_needles",
+        "_params",
+        "_patterns",
+        "_safe",
+        "_sides",
+        "slow",
+    )
 
     def __init__(
         self,
@@ -186,47 +267,105 @@ class PatternSet:
         safe: Sequence[str | None] = (),
         floating_from: int = FLOATING_FROM,
         split_product: int = SPLIT_PRODUCT,
+        few: int = 0,
     ) -> None:
         """`patterns`: (side, regex) pairs, side ALLOW or DENY; ids are positions in this list.
 
         `safe[i]`, when given, is `nul_safe` of pattern i's regex (the compiler stores it).
         Floating patterns get their own sets when there are at least `floating_from` of them and
         their count times the others' is at least `split_product`.
+
+        `few`: the sets are compiled on the first match after `few` (the plans give FEW_MATCHES);
+        until then (a hook process matches once) each match compiles a set of only the patterns
+        that can match its texts (`needle`: a literal they start with or contain): the same ids.
         """
         self._patterns = [regex for _, regex in patterns]
         self._sides = [side for side, _ in patterns]
+        self._safe = safe
+        self._params = (floating_from, split_product)
         self.slow = any(_has_nul(regex) for regex in self._patterns)
         self._full: tuple[Any, Any] | None = None
         self._match: Any = None
         # per side: (the unanchored set's Match, its ids -> ids here), or None
         self._float: dict[str, tuple[Any, list[int]]] = {}
-        if not self.slow:
-            s = re2.Set.SearchSet(_OPTIONS)
-            floating: dict[str, list[tuple[int, str]]] = {ALLOW: [], DENY: []}
-            splits = [floating_middle(regex) for _, regex in patterns]
-            count = sum(split is not None for split in splits)
-            if count < floating_from or count * (len(patterns) - count) < split_product:
-                splits = [None] * len(patterns)  # one set is cheaper than two matches while its DFA fits
-            for i, (side, regex) in enumerate(patterns):
-                split = splits[i]
-                if split is not None:
-                    flags, middle = split
-                    floating[side].append((i, "[^\\x00]" + nul_safe(f"(?{flags}){middle}")))
-                    s.Add(_NEVER)  # keeps the anchored set's ids the positions of this list
+        self._fresh = 0 if self.slow else few
+        self._needles: list[tuple[bool, str] | None] | None = None
+        if not self.slow and not few:
+            self._compile()
+
+    def _compile(self) -> None:
+        """The sets of all the patterns (built whole, then published: threads share a plan)."""
+        floating_from, split_product = self._params
+        patterns = list(zip(self._sides, self._patterns, strict=True))
+        safe = self._safe
+        s = re2.Set.SearchSet(_OPTIONS)
+        floating: dict[str, list[tuple[int, str]]] = {ALLOW: [], DENY: []}
+        splits = [floating_middle(regex) for _, regex in patterns]
+        count = sum(split is not None for split in splits)
+        if count < floating_from or count * (len(patterns) - count) < split_product:
+            splits = [None] * len(patterns)  # one set is cheaper than two matches while its DFA fits
+        for i, (side, regex) in enumerate(patterns):
+            split = splits[i]
+            if split is not None:
+                flags, middle = split
+                floating[side].append((i, "[^\\x00]" + nul_safe(f"(?{flags}){middle}")))
+                s.Add(_NEVER)  # keeps the anchored set's ids the positions of this list
+                continue
+            s.Add(SEP + side + ((safe[i] if i < len(safe) else None) or nul_safe(regex)) + SEP)
+        s.Compile()
+        float_sets: dict[str, tuple[Any, list[int]]] = {}
+        for side, found in floating.items():
+            if found:
+                f = re2.Set.SearchSet(_OPTIONS)
+                for _, regex in found:
+                    f.Add(regex)
+                f.Compile()
+                float_sets[side] = (f._set.Match, [i for i, _ in found])
+        self._float = float_sets
+        self._match = s._set.Match
+
+    def _match_few(self, allow: Sequence[str], deny: Sequence[str], text: bytes) -> list[int] | None:
+        """The ids `match` gives, from a set of only the patterns whose needle is in the texts;
+        None when too many are (the full sets are then compiled)."""
+        needles = self._needles
+        if needles is None:
+            needles = self._needles = [needle(regex) for regex in self._patterns]
+        # NUL-separated: `text` was joined, so no text holds a NUL (nor does a needle)
+        hay = {ALLOW: SEP + SEP.join(allow), DENY: SEP + SEP.join(deny)}
+        candidates = []
+        for i, found in enumerate(needles):
+            if found is not None:
+                floating, literal = found
+                if (literal if floating else SEP + literal) not in hay[self._sides[i]]:
                     continue
-                s.Add(SEP + side + ((safe[i] if i < len(safe) else None) or nul_safe(regex)) + SEP)
-            s.Compile()
-            self._match = s._set.Match
-            for side, found in floating.items():
-                if found:
-                    f = re2.Set.SearchSet(_OPTIONS)
-                    for _, regex in found:
-                        f.Add(regex)
-                    f.Compile()
-                    self._float[side] = (f._set.Match, [i for i, _ in found])
+            candidates.append(i)
+            if len(candidates) > FEW_CANDIDATES:
+                return None
+        if not candidates:
+            return []
+        s = re2.Set.SearchSet(_OPTIONS)
+        safe = self._safe
+        for i in candidates:
+            s.Add(
+                SEP
+                + self._sides[i]
+                + ((safe[i] if i < len(safe) else None) or nul_safe(self._patterns[i]))
+                + SEP
+            )
+        s.Compile()
+        return [candidates[j] for j in s._set.Match(text) or ()]
 
     def match(self, allow: Sequence[str], deny: Sequence[str], text: bytes | None = None) -> list[int]:
         """Ids of the patterns matching one of their side's texts (`text`: `joined(allow, deny)`)."""
+        if self._match is None and not self.slow:
+            if text is None:
+                text = joined(allow, deny)
+            if self._fresh > 0 and text is not None:
+                self._fresh -= 1
+                few = self._match_few(allow, deny, text)
+                if few is not None:
+                    return few
+            self._compile()
         if self._match is not None:
             if text is None:
                 text = joined(allow, deny)
