@@ -18,7 +18,7 @@ import re2
 
 from ..vocabulary.records import Record
 from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule, ToolSpec
-from .pattern_set import ALLOW, DENY, PatternSet
+from .pattern_set import ALLOW, DENY, FEW_MATCHES, PatternSet, literal_prefix
 from .views import clean
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
@@ -187,41 +187,6 @@ class Index:
         return list(globs.Match(tool) or ())
 
 
-_STOPS = ".[()*+?{}^$"  # where a literal prefix ends (`|` anywhere gives no prefix at all)
-
-
-def literal_prefix(regex: str) -> str:
-    """Text every full match of `regex` (compiler dialect: `(?flags)` then the body) begins with;
-    "" whenever that is not plain to see (a case-insensitive flag, an alternation, a class or
-    escape first). Used only to skip globs that cannot match, so shorter is always safe."""
-    body = regex
-    if body.startswith("(?"):
-        end = body.find(")")
-        flags = body[2:end]
-        if end < 0 or not flags.isalpha() or "i" in flags:
-            return ""
-        body = body[end + 1 :]
-    if "|" in body:
-        return ""
-    stop = len(body)
-    for c in _STOPS:
-        at = body.find(c, 0, stop)
-        if at >= 0:
-            stop = at
-    literal = body[:stop]
-    if "\\" in literal:  # `\:` is `:`; an escaped letter or digit (`\d`, `\x41`) ends the prefix
-        parts = literal.split("\\")
-        literal = parts[0]
-        for part in parts[1:]:
-            if not part or part[0].isalnum() or not part[0].isascii():
-                stop = -1  # cut before an escape: no quantifier can follow what is kept
-                break
-            literal += part
-    if 0 <= stop < len(body) and body[stop] in "*?{" and literal:
-        literal = literal[:-1]  # `ab*`, `ab?`, `ab{0,2}`: the last literal may be absent
-    return literal
-
-
 def _prefixes_of(prefixes: Any, regexes: list[str]) -> bool:
     """Whether `prefixes` (from a cache entry) has the shape of the prefixes of `regexes`."""
     return (
@@ -330,7 +295,7 @@ def build_plan(policy: CompiledPolicy, index: Index, tool: str, mode: str) -> To
         has_when=any(r.when is not None for r in rules),
     )
     for key, entries in groups.items():
-        pset = PatternSet([(side, regex) for side, regex, _ in entries], safe[key])
+        pset = PatternSet([(side, regex) for side, regex, _ in entries], safe[key], few=FEW_MATCHES)
         ents = tuple(e for _, _, e in entries)
         if key == spec.arg:
             plan.primary, plan.primary_entries = pset, ents
