@@ -107,7 +107,8 @@ def test_every_full_match_starts_with_the_literal_prefix(policy_path: Path) -> N
         ("(?s)a|b.*", ""),  # an alternation: no prefix
         ("(?s)\\x41b", ""),  # an escape that is not a plain literal
         ("(?s)a\\db", "a"),
-        ("(?s)a\\\\b", "a"),  # an escaped backslash ends it (shorter is safe)
+        ("(?s)a\\\\b", "a\\b"),  # an escaped backslash is a literal backslash
+        ("(?s)a\\.b\\.c.d", "a.b.c"),  # escaped dots are literal, the plain one ends it
         ("(?s)[ab]c", ""),
         ("(?:x)y", ""),
         ("plain", "plain"),
@@ -117,7 +118,9 @@ def test_literal_prefix_of_compiler_regexes(regex: str, prefix: str) -> None:
     assert literal_prefix(regex) == prefix
 
 
-def test_matching_globs_gives_what_the_full_set_gives_before_and_after_it_is_compiled(policy_path: Path) -> None:
+def test_matching_globs_gives_what_the_full_set_gives_before_and_after_it_is_compiled(
+    policy_path: Path,
+) -> None:
     policy = load_policy(str(policy_path))
     index = build_index(policy)
     full = _full_set(index.glob_regexes)
