@@ -159,7 +159,7 @@ def _pick(
                 best = -1
                 pset = plan.primary
                 if pset is not None:
-                    texts = view.memo.get("joined")
+                    texts: Any = view.memo.get("joined")  # `_unit_texts`, memoised on the view
                     text = (texts if texts is not None else _unit_texts(view, oversize=False))[0]
                     direct = pset.direct
                     hits = (
