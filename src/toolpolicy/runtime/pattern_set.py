@@ -18,12 +18,15 @@ full-match set of the original patterns (`slow`), which gives the same answer.
 Floating patterns (`(?s).*M.*`: `Bash(* *pastebin.com*)`, a deny of `*forbidden*`) are kept out
 of that set. In it, each one's leading `.*` is a loop thread that stays alive at every position of
 every text, so a DFA state holds one thread per floating pattern *times* the progress of every
-anchored one: with a few thousand rules the states outgrow RE2's DFA budget, the DFA thrashes and a
-match costs hundreds of microseconds. A floating pattern full-matches a text exactly when `M`
-occurs in it, so they go into two unanchored sets (one per side) of `[^\0]M`, searched in that
-side's part of the same joined string: `M` cannot cross a NUL, and the `[^\0]` in front keeps it
-off the side marker (a text's first character follows its marker, every other one a character of
-the text). The unanchored search shares one loop among all of them, as Aho-Corasick does. Only `M`
+anchored one, and every new DFA state costs a pass over all those threads: with a few thousand
+rules the states outgrow RE2's DFA budget, the DFA thrashes and a match costs hundreds of
+microseconds. A floating pattern full-matches a text exactly when `M` occurs in it, so such a
+pattern is added as `[^\0]M`, with no side marker: `M` cannot cross a NUL, and the `[^\0]` in
+front keeps it off the side marker (a text's first character follows its marker, every other one
+a character of the text), and the set's own unanchored search shares one loop among all of them,
+as Aho-Corasick does. Such a pattern hits when `M` occurs in a text of either side, so a hit is
+confirmed by searching `M` in its own side's part of the joined string (rare: a floating hit is
+usually a deny that stands). Only `M`
 that begin with a mandatory literal and have no top-level `|` are split off (so they cannot match
 the empty string); any other pattern stays in the anchored set.
 
@@ -249,6 +252,7 @@ class PatternSet:
     """
 
     __slots__ = (
+        "_confirm",
         "_float",
         "_fresh",
         "_full",
@@ -258,6 +262,7 @@ class PatternSet:
         "_patterns",
         "_safe",
         "_sides",
+        "direct",
         "slow",
     )
 
@@ -275,7 +280,7 @@ class PatternSet:
         Floating patterns get their own sets when there are at least `floating_from` of them and
         their count times the others' is at least `split_product`.
 
-        `few`: the sets are compiled on the first match after `few` (the plans give FEW_MATCHES);
+        `few`: the set is compiled on the first match after `few` (the plans give FEW_MATCHES);
         until then (a hook process matches once) each match compiles a set of only the patterns
         that can match its texts (`needle`: a literal they start with or contain): the same ids.
         """
@@ -286,20 +291,24 @@ class PatternSet:
         self.slow = any(_has_nul(regex) for regex in self._patterns)
         self._full: tuple[Any, Any] | None = None
         self._match: Any = None
-        # per side: (the unanchored set's Match, its ids -> ids here), or None
-        self._float: dict[str, tuple[Any, list[int]]] = {}
+        # `match(allow, deny, text)` as one C call, `direct(text)` (ids, or a falsy value for none):
+        # when no pattern is floating and no text needs the slow way
+        self.direct: Any = None
+        # the floating patterns: id -> (side, `[^\0]M`), and the matchers confirming their hits
+        self._float: dict[int, tuple[str, str]] = {}
+        self._confirm: dict[int, Any] = {}
         self._fresh = 0 if self.slow else few
         self._needles: list[tuple[bool, str] | None] | None = None
         if not self.slow and not few:
             self._compile()
 
     def _compile(self) -> None:
-        """The sets of all the patterns (built whole, then published: threads share a plan)."""
+        """The set of all the patterns (built whole, then published: threads share a plan)."""
         floating_from, split_product = self._params
         patterns = list(zip(self._sides, self._patterns, strict=True))
         safe = self._safe
         s = re2.Set.SearchSet(_OPTIONS)
-        floating: dict[str, list[tuple[int, str]]] = {ALLOW: [], DENY: []}
+        floats: dict[int, tuple[str, str]] = {}
         splits = [floating_middle(regex) for _, regex in patterns]
         count = sum(split is not None for split in splits)
         if count < floating_from or count * (len(patterns) - count) < split_product:
@@ -308,20 +317,15 @@ class PatternSet:
             split = splits[i]
             if split is not None:
                 flags, middle = split
-                floating[side].append((i, "[^\\x00]" + nul_safe(f"(?{flags}){middle}")))
-                s.Add(_NEVER)  # keeps the anchored set's ids the positions of this list
+                floating = "[^\\x00]" + nul_safe(f"(?{flags}){middle}")
+                s.Add(floating)
+                floats[i] = (side, floating)
                 continue
             s.Add(SEP + side + ((safe[i] if i < len(safe) else None) or nul_safe(regex)) + SEP)
         s.Compile()
-        float_sets: dict[str, tuple[Any, list[int]]] = {}
-        for side, found in floating.items():
-            if found:
-                f = re2.Set.SearchSet(_OPTIONS)
-                for _, regex in found:
-                    f.Add(regex)
-                f.Compile()
-                float_sets[side] = (f._set.Match, [i for i, _ in found])
-        self._float = float_sets
+        self._float = floats
+        if not floats:
+            self.direct = s._set.Match
         self._match = s._set.Match
 
     def _match_few(self, allow: Sequence[str], deny: Sequence[str], text: bytes) -> list[int] | None:
@@ -371,21 +375,48 @@ class PatternSet:
                 text = joined(allow, deny)
             if text is not None:
                 hits = self._match(text) or []
-                if self._float:
-                    hits = self._floating(text, hits)
+                if hits and self._float:
+                    floating = self._float
+                    for h in hits:
+                        if h in floating:
+                            return self._confirmed(text, hits, allow, deny)
                 return hits
         return self._match_each(allow, deny)
 
-    def _floating(self, text: bytes, hits: list[int]) -> list[int]:
-        """Add the floating patterns found in their side's part of the joined text."""
-        k = text.find(_DENY_START)  # the allow texts come first, then the deny texts
-        for side, (match, ids) in self._float.items():
-            part = (text if k < 0 else text[:k]) if side == ALLOW else (text[k:] if k >= 0 else b"")
-            if part:
-                found = match(part)
-                if found:
-                    hits = [*hits, *(ids[j] for j in found)]
-        return hits
+    def _confirmed(
+        self, text: bytes, hits: list[int], allow: Sequence[str], deny: Sequence[str]
+    ) -> list[int]:
+        """`hits` without the floating patterns whose `M` occurs only in the other side's texts.
+
+        A side whose texts include every text of the other needs no search: `M` occurs in one of
+        its texts (the usual case: a value's deny texts are its allow texts and more readings)."""
+        kept = []
+        deny_covers: bool | None = None
+        for h in hits:
+            found = self._float.get(h)
+            if found is not None:
+                side, regex = found
+                if side == DENY:
+                    if deny_covers is None:
+                        deny_covers = allow[0] in deny if len(allow) == 1 else all(t in deny for t in allow)
+                    if deny_covers:
+                        kept.append(h)
+                        continue
+                elif all(t in allow for t in deny):
+                    kept.append(h)
+                    continue
+                confirm = self._confirm.get(h)
+                if confirm is None:
+                    one = re2.Set.SearchSet(_OPTIONS)
+                    one.Add(regex)
+                    one.Compile()
+                    confirm = self._confirm[h] = one._set.Match
+                k = text.find(_DENY_START)  # the allow texts come first, then the deny texts
+                part = (text if k < 0 else text[:k]) if side == ALLOW else (text[k:] if k >= 0 else b"")
+                if not confirm(part):
+                    continue
+            kept.append(h)
+        return kept
 
     def _match_each(self, allow: Sequence[str], deny: Sequence[str]) -> list[int]:
         if self._full is None:
