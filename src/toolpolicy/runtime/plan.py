@@ -135,6 +135,7 @@ class Index:
         "globs",
         "lookups",
         "plans",
+        "prefix_lengths",
         "prefixes",
     )
 
@@ -152,6 +153,7 @@ class Index:
         self.globs: Any = None  # the RE2 full-match set of all tool globs, once compiled
         self.by_prefix: dict[str, list[int]] | None = None  # literal prefix -> glob positions
         self.lookups = 0
+        self.prefix_lengths: list[int] = []  # the distinct lengths of the keys of `by_prefix`
         self.plans: dict[str, dict[str, ToolPlan]] = {}  # mode -> tool name as sent -> plan
         self.by_canonical: dict[tuple[str, str], ToolPlan] = {}
 
@@ -169,8 +171,11 @@ class Index:
                     prefixes = [literal_prefix(regex) for regex in self.glob_regexes]
                 for i, prefix in enumerate(prefixes):
                     by_prefix.setdefault(prefix, []).append(i)
+                self.prefix_lengths = sorted({len(prefix) for prefix in by_prefix})
                 self.by_prefix = by_prefix
-            found = [by_prefix.get(tool[:n]) for n in range(len(tool) + 1)]
+            # one slice per distinct prefix length (never per character: a tool name may be long)
+            size = len(tool)
+            found = [by_prefix.get(tool[:n]) for n in self.prefix_lengths if n <= size]
             candidates = sorted(i for group in found if group for i in group)
             if len(candidates) <= FEW_CANDIDATES:
                 if not candidates:
