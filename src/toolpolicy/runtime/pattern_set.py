@@ -103,6 +103,7 @@ def _has_nul(regex: str) -> bool:
 
 FEW_MATCHES = 4  # a plan's sets answer this many matches from a set of candidates, then compile ...
 FEW_CANDIDATES = 64  # ... unless more patterns than this can match the texts
+FEW_TEXT_BYTES = 16_384  # ... or the texts are longer (a needle search per pattern: kept small)
 FLOATING_FROM = 8  # fewer floating patterns than this stay in the anchored set
 # ... and so do they while (floating x anchored) patterns stay under this: the product bounds how
 # many states the one DFA may need; measured on agent-permissions-v1, one set is faster up to R =
@@ -364,7 +365,7 @@ class PatternSet:
         if self._match is None and not self.slow:
             if text is None:
                 text = joined(allow, deny)
-            if self._fresh > 0 and text is not None:
+            if self._fresh > 0 and text is not None and len(text) <= FEW_TEXT_BYTES:
                 self._fresh -= 1
                 few = self._match_few(allow, deny, text)
                 if few is not None:
