@@ -429,7 +429,11 @@ def _best_other(plan: ToolPlan, args: dict[str, Any], allow_ok: bool, when: _Whe
         text = view.memo.get("plain")
         if text is None:
             text = view.memo["plain"] = joined(unit.allow_texts, unit.deny_texts)
-        hits = pset.match(unit.allow_texts, unit.deny_texts, text)  # type: ignore[arg-type]
+        direct = pset.direct
+        if direct is not None and text is not None and not pset.floating:
+            hits = direct(text) or ()
+        else:
+            hits = pset.match(unit.allow_texts, unit.deny_texts, text)  # type: ignore[arg-type]
         for h in hits:
             p = entries[h].rule
             if need[p] != 1:
