@@ -256,7 +256,11 @@ class PatternSet:
                 side, regex = found
                 if side == DENY:
                     if deny_covers is None:
-                        deny_covers = allow[0] in deny if len(allow) == 1 else all(t in deny for t in allow)
+                        deny_covers = True
+                        for t in allow:  # a loop, not a generator: this runs on the fast path
+                            if t not in deny:
+                                deny_covers = False
+                                break
                     if deny_covers:
                         kept.append(h)
                         continue
