@@ -240,8 +240,14 @@ async def _decide(
         return _ObservedEngine(snapshot.engine(mode, session_id), seen)
 
     offload = snapshot.has_hooks or size > INLINE_MAX_BODY
-    run = partial(adapters.handle, protocol, text, factory, options=options)
+    run = partial(_adapter(protocol).handle, text, factory, options=options)  # = adapters.handle
     return await service.run(offload, run)
+
+
+@functools.lru_cache(maxsize=64)
+def _adapter(protocol: str) -> Any:
+    """`adapters.get_adapter`, once per protocol (it imports the module by name at every call)."""
+    return adapters.get_adapter(protocol)
 
 
 def _problem_reason(problem: Problem) -> str:
