@@ -184,9 +184,9 @@ def tree_cpu_seconds(root: int) -> float:
     total, todo = 0, [root]
     while todo:
         pid = todo.pop()
-        fields = stats.get(pid)
-        if fields is not None:
-            total += int(fields[11]) + int(fields[12])  # utime, stime (clock ticks)
+        stat = stats.get(pid)
+        if stat is not None:
+            total += int(stat[11]) + int(stat[12])  # utime, stime (clock ticks)
         todo += children.get(pid, [])
     return total / os.sysconf("SC_CLK_TCK")
 
