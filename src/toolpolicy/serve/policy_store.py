@@ -242,7 +242,6 @@ class PolicyStore:
         snapshot = self._snapshot(loaded, sources, digest)
         self._warm(snapshot)
         self.current = snapshot  # INVARIANT: the one atomic step; requests see old or new, whole
-        _freeze_heap()
         self._last_failure = None
         self._clear_degraded()
         self.reload_counts["success"] += 1
@@ -258,6 +257,7 @@ class PolicyStore:
             len(getattr(loaded, "rules", ())),
             (time.perf_counter() - started) * 1000,
         )
+        _freeze_heap()  # last: the status, metrics and log line above are already the new policy's
 
     def reload_if_changed(self) -> bool:
         """One watcher tick: reload when a watched file's stat changed since the last attempt and
