@@ -279,7 +279,7 @@ def _view_uncached(raw: str, digest: str = "bundled") -> ArgView:
         return _opaque_view(text, f"internal error ({type(exc).__name__})", digest)
     if not units:  # empty or only comments
         units = [Unit(allow_texts=("",), deny_texts=(text,))]
-    return ArgView(units=tuple(dict.fromkeys(units)), whole=(text,))
+    return ArgView(tuple(dict.fromkeys(units)) if len(units) > 1 else (units[0],), (text,))
 
 
 # A memo like `re`'s cache: views are immutable and shared; long commands are not kept.
@@ -367,6 +367,7 @@ _MAX_BASES = 8
 _DIR_CHANGERS = frozenset({"cd", "pushd", "popd", "chdir"})
 _CD = Word("cd", "cd", False, False)
 _CD_PREFIXES = frozenset({"builtin", "command", "time", "-p", "--"})  # `builtin cd`, `command -p cd`
+_CD_START = _DIR_CHANGERS | _CD_PREFIXES  # a command word `_dir_changer` may find a `cd` after
 
 
 def _dir_changer(words: Sequence[Word]) -> int | None:
@@ -410,7 +411,11 @@ def _through_links(unit: Unit, links: list[str]) -> Unit:
 
 def _sets_cdpath(cmd: Command) -> bool:
     """`CDPATH=...` as an assignment or an `export`/`declare` argument: `cd NAME` may search it."""
-    return any(w.value.startswith("CDPATH=") for w in (*cmd.assigns, *cmd.words))
+    for words in (cmd.assigns, cmd.words):
+        for w in words:
+            if w.value.startswith("CDPATH="):
+                return True
+    return False
 
 
 _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
@@ -454,7 +459,8 @@ class _Walk:
         for i, cmd in enumerate(commands):
             more, stdin_code = self.command(cmd, depth, taint, bases)
             units.extend(_through_links(u, links) for u in more) if links else units.extend(more)
-            links.extend(_link_names(cmd))
+            if cmd.words and basename(cmd.words[0].value) in _LINKERS:
+                links.extend(_link_names(cmd))
             stdin = stdin or stdin_code
             if (
                 len(commands) > 1  # a consumer matters only beside a command that prints
@@ -465,9 +471,10 @@ class _Walk:
                 consumers.append(i)
             if _sets_cdpath(cmd):  # `CDPATH=~ cd .ssh`: a relative `cd` may land anywhere
                 bases = tuple(dict.fromkeys([*bases, _DYN + UNKNOWN]))
-            k = _dir_changer(cmd.words)
-            if k is not None:
-                bases = _change_dir(bases, cmd.words[k:])
+            if cmd.words and cmd.words[0].value in _CD_START:
+                k = _dir_changer(cmd.words)
+                if k is not None:
+                    bases = _change_dir(bases, cmd.words[k:])
         if stdin:
             for script, tainted in _piped_scripts(commands, self).items():
                 units.extend(self.script(script, depth + 1, taint=taint or tainted, bases=bases))
