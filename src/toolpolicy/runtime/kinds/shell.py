@@ -543,7 +543,7 @@ class _Walk:
             texts.extend(_unknown_program_texts(values[k0:]))
         facts = _Facts()
         if known:  # the analysis of an unknown program finds nothing
-            self.facts(words[k0:] if k0 else words, facts, bases, 0)
+            self.facts(words[k0:] if k0 else words, facts, bases, 0, values[k0:] if k0 else values)
         exec_found = facts.exec  # what the allow side sees; wrappers stripped before it run that
         for k in stages:
             if k != k0:
@@ -591,9 +591,12 @@ class _Walk:
             )
         return units, facts.stdin_code or _stdin_shell(values, stages)
 
-    def facts(self, words: Sequence[Word], facts: _Facts, bases: tuple[str, ...], n: int) -> int:
-        """Add what the knowledge says about `words` (and the commands it runs) to `facts`."""
-        values = [w.value for w in words]
+    def facts(
+        self, words: Sequence[Word], facts: _Facts, bases: tuple[str, ...], n: int, values: Sequence[str] = ()
+    ) -> int:
+        """Add what the knowledge says about `words` (and the commands it runs) to `facts`
+        (`values`: their values, when the caller has them)."""
+        values = values or [w.value for w in words]
         a = analyse(values, self.table)
         if not a.known:
             return n
@@ -1198,7 +1201,7 @@ def _unknown_program_texts(values: Sequence[str]) -> list[str]:
     out: list[str] = []
     for k in range(1, min(len(values), _MAX_UNKNOWN_STAGES + 1)):
         v = values[k]
-        if not v or v.startswith("-") or ASSIGNMENT.match(v):
+        if not v or v[0] == "-" or ("=" in v and ASSIGNMENT.match(v)):
             continue
         rest = " ".join(values[k + 1 :])
         out.append(f"{v} {rest}" if rest else v)
