@@ -132,8 +132,8 @@ class Engine:
                 ) or self._decide_by_rules(tool, args, context, read_only)
             except Exception as exc:  # fail closed on anything unexpected
                 decision = _internal_error(exc)
-            if decision.decision == "deny":
-                self._record(tool, args, decision, 0.0)
+            if decision.decision == "deny":  # `_record` with no log and no approval hooks
+                (self._tracker or self.denials).add(self.session_id, tool if type(tool) is str else str(tool))
             return decision
         start = time.perf_counter()
         flow = self._flow(tool, args, context, read_only)

@@ -74,7 +74,7 @@ def decide_fast(
     bests, allow_oks, lex, units = picked
     spec = plan.spec
     arg = spec.arg
-    if spec.kind == "shell":
+    if units is not _NO_UNIT and spec.kind == "shell":
         for best, unit in zip(bests, units):
             if (
                 unit is not None
@@ -84,8 +84,8 @@ def decide_fast(
                 and not _targets_change_nothing(engine, plan, best, unit, where, context)
             ):
                 return None  # a file it writes or reads changes the decision: the general way words it
-    best = _combine(plan, bests)
-    allow_ok = all(allow_oks)
+    best = bests[0] if len(bests) == 1 else _combine(plan, bests)
+    allow_ok = allow_oks[0] if len(allow_oks) == 1 else all(allow_oks)
     if (
         lex is not None
         and (best < 0 or plan.rules[best].decision != "deny")
@@ -93,7 +93,8 @@ def decide_fast(
     ):
         return None  # a symlink on the way (the lexical path is not denied): the target too, the general way
     if best >= 0:
-        decided = engine._decision_of(plan.rules[best])
+        rule = plan.rules[best]
+        decided = engine._decisions.get(rule.index) or engine._decision_of(rule)
     elif (spec.read_only or (read_only and spec.kind == "generic")) and (
         allow_ok if arg is not None and args.get(arg) is not None else spec.kind == "generic"
     ):
@@ -120,7 +121,8 @@ def _pick(
     units: tuple[Unit | None, ...] = _NO_UNIT
     bests = [-1]
     allow_oks = [True]
-    when = _When(engine, plan, args, context)  # evaluates nothing until a rule with a `when` needs it
+    # evaluates nothing until a rule with a `when` needs it (None: no candidate rule has one)
+    when = _When(engine, plan, args, context) if plan.has_when else None
     if arg is not None:
         value = args.get(arg)
         if len(plan.primary_keys) > 1 and any(k in args for k in plan.primary_keys if k != arg):
@@ -133,7 +135,11 @@ def _pick(
             if kind == "shell":
                 view = shell.view(value, None, engine.policy.commands)
             elif kind == "path":
-                lex = path.lexical(value, where)
+                lex = (
+                    path.lexical_memo(value, True, where.cwd, where.home or "")
+                    if len(value) <= path.MEMO_CHARS
+                    else path.lexical(value, where)
+                )
                 view = lex.view
             elif kind == "url":
                 if len(value) > 2048:
@@ -153,8 +159,13 @@ def _pick(
                 best = -1
                 pset = plan.primary
                 if pset is not None:
-                    hits = pset.match(
-                        unit.allow_texts, unit.deny_texts + view.whole, _unit_texts(view, oversize=False)[0]
+                    texts: Any = view.memo.get("joined")  # `_unit_texts`, memoised on the view
+                    text = (texts if texts is not None else _unit_texts(view, oversize=False))[0]
+                    direct = pset.direct
+                    hits = (
+                        direct(text)
+                        if direct is not None and text is not None
+                        else pset.match(unit.allow_texts, unit.deny_texts + view.whole, text)
                     )
                     if hits:
                         best = _best_hit(plan, hits, allow_ok, unit.exec_capable, when)
@@ -208,7 +219,7 @@ def _pick(
         for p in plan.static_when:  # rules with no conditions but a `when` (`WebFetch` if ...)
             if not allow_ok and plan.rules[p].decision == "allow":
                 continue
-            holds = when.holds(p)
+            holds = when.holds(p) if when is not None else None
             if holds is None:
                 return None  # an unevaluable condition: diagnostics and an ask floor, the general way
             if holds and (best < 0 or plan.ranks[p] > plan.ranks[best]):
@@ -235,7 +246,7 @@ def _combine(plan: ToolPlan, bests: list[int]) -> int:
     return -1
 
 
-def _best_whole(plan: ToolPlan, hits: list[int], when: _When) -> int:
+def _best_whole(plan: ToolPlan, hits: list[int], when: _When | None) -> int:
     """The best deny/ask rule completed by the whole value's texts (several units)."""
     entries = plan.primary_entries
     best = -1
@@ -246,7 +257,7 @@ def _best_whole(plan: ToolPlan, hits: list[int], when: _When) -> int:
         if plan.need[e.rule] != 1:
             return -2
         if plan.whens[e.rule]:
-            holds = when.holds(e.rule)
+            holds = when.holds(e.rule) if when is not None else None
             if holds is None:
                 return -2
             if not holds:
@@ -353,7 +364,7 @@ class _When:
         return None if err is not None else ok
 
 
-def _best_hit(plan: ToolPlan, hits: list[int], allow_ok: bool, exec_capable: bool, when: _When) -> int:
+def _best_hit(plan: ToolPlan, hits: list[int], allow_ok: bool, exec_capable: bool, when: _When | None) -> int:
     """The best rule completed by the primary argument's hits (-1: none; -2: the general way)."""
     entries = plan.primary_entries
     need = plan.need
@@ -367,7 +378,7 @@ def _best_hit(plan: ToolPlan, hits: list[int], allow_ok: bool, exec_capable: boo
         if need[e.rule] != 1:
             return -2
         if whens[e.rule]:  # evaluated even when outranked: an error must reach the general way
-            holds = when.holds(e.rule)
+            holds = when.holds(e.rule) if when is not None else None
             if holds is None:
                 return -2  # an unevaluable condition: diagnostics and an ask floor, the general way
             if not holds:
@@ -377,7 +388,7 @@ def _best_hit(plan: ToolPlan, hits: list[int], allow_ok: bool, exec_capable: boo
     return best
 
 
-def _best_other(plan: ToolPlan, args: dict[str, Any], allow_ok: bool, when: _When) -> int:
+def _best_other(plan: ToolPlan, args: dict[str, Any], allow_ok: bool, when: _When | None) -> int:
     """The best rule completed by one other (non-primary) argument (-2: the general way)."""
     best = -1
     need = plan.need
@@ -402,7 +413,7 @@ def _best_other(plan: ToolPlan, args: dict[str, Any], allow_ok: bool, when: _Whe
             if rules[p].decision == "allow" and not allow_ok:
                 continue
             if plan.whens[p]:
-                holds = when.holds(p)
+                holds = when.holds(p) if when is not None else None
                 if holds is None:
                     return -2
                 if not holds:
