@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .decision import Decision
     from .engine import Engine
     from .kinds import shell
+    from .when_table import WhenTable
 else:
     from .views import shell  # the shell kind, imported on first use
 
@@ -61,6 +62,10 @@ def decide_fast(
         total += len(k) + len(v)
     if total > engine.max_args_chars:
         return None
+    if plan.fixed and not read_only:
+        fixed = engine._fixed.get(tool)
+        if fixed is not None:
+            return fixed  # decided once: no argument and no condition of this tool changes it
     where = engine._where
     if context:
         cwd, home = context.get("cwd"), context.get("home")
@@ -103,7 +108,12 @@ def decide_fast(
         decided = engine._default_decision()
     if decided.decision == "ask" and engine.mode in ("yolo", "non_interactive"):
         return engine._apply_mode(decided, sticky=False, spec=spec, args=args)
+    if plan.fixed and not read_only and len(engine._fixed) < _FIXED_LIMIT:
+        engine._fixed[tool] = decided
     return decided
+
+
+_FIXED_LIMIT = 4096  # tool names whose one decision an engine keeps
 
 
 _NO_UNIT: tuple[Unit | None, ...] = (None,)
@@ -319,7 +329,7 @@ def _path_rule(
     if arg is None or plan.spec.kind != "path" or plan.any_key is not None:
         return -2
     args = {arg: target}
-    sub_context = {**(context or {}), "cwd": where.cwd}
+    sub_context = {**(context or {}), "cwd": where.cwd} if plan.has_when else context  # what a `when` sees
     picked = _pick(engine, plan, args, sub_context, where)
     if picked is None:
         return -2
@@ -335,23 +345,27 @@ class _When:
     """A rule's `when` on this call, evaluated on first need as the general flow does
     (`Engine._when_eval`: the same closures, the same `{"tool", "args", "context"}`)."""
 
-    __slots__ = ("args", "context", "engine", "env", "plan")
+    __slots__ = ("args", "context", "engine", "env", "plan", "table")
 
     def __init__(
         self, engine: Engine, plan: ToolPlan, args: dict[str, Any], context: Mapping[str, Any] | None
     ):
         self.engine, self.plan, self.args, self.context = engine, plan, args, context
         self.env: dict[str, Any] | None = None
+        self.table: WhenTable | None = None
 
     def holds(self, p: int) -> bool | None:
         """Does rule `p` (plan position) hold? None: it could not be evaluated (the general way)."""
         index = self.plan.rules[p].index
-        table = self.engine.when_table()
-        field = table.field(index)
+        table = self.table
+        if table is None:
+            table = self.table = self.engine.when_table()
+        fields = table.fields
+        field = fields[index] if index in fields else table.field(index)
         if field is not None and not self.plan.spec.aliases:  # a pure condition: maybe known
             value = self.args.get(field)
             if type(value) is str:
-                known = table.known(index, value)
+                known = table.memo.get((index, value))
                 if known is not None:
                     return known
         if self.env is None:

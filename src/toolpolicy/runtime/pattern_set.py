@@ -238,26 +238,41 @@ class PatternSet:
                     floating = self._float
                     for h in hits:
                         if h in floating:
-                            return self._confirmed(text, hits)
+                            return self._confirmed(text, hits, allow, deny)
                 return hits
         return self._match_each(allow, deny)
 
-    def _confirmed(self, text: bytes, hits: list[int]) -> list[int]:
-        """`hits` without the floating patterns whose `M` occurs only in the other side's texts."""
-        k = text.find(_DENY_START)  # the allow texts come first, then the deny texts
-        parts = {ALLOW: text if k < 0 else text[:k], DENY: text[k:] if k >= 0 else b""}
+    def _confirmed(
+        self, text: bytes, hits: list[int], allow: Sequence[str], deny: Sequence[str]
+    ) -> list[int]:
+        """`hits` without the floating patterns whose `M` occurs only in the other side's texts.
+
+        A side whose texts include every text of the other needs no search: `M` occurs in one of
+        its texts (the usual case: a value's deny texts are its allow texts and more readings)."""
         kept = []
+        deny_covers: bool | None = None
         for h in hits:
             found = self._float.get(h)
             if found is not None:
                 side, regex = found
+                if side == DENY:
+                    if deny_covers is None:
+                        deny_covers = allow[0] in deny if len(allow) == 1 else all(t in deny for t in allow)
+                    if deny_covers:
+                        kept.append(h)
+                        continue
+                elif all(t in allow for t in deny):
+                    kept.append(h)
+                    continue
                 confirm = self._confirm.get(h)
                 if confirm is None:
                     one = re2.Set.SearchSet(_OPTIONS)
                     one.Add(regex)
                     one.Compile()
                     confirm = self._confirm[h] = one._set.Match
-                if not confirm(parts[side]):
+                k = text.find(_DENY_START)  # the allow texts come first, then the deny texts
+                part = (text if k < 0 else text[:k]) if side == ALLOW else (text[k:] if k >= 0 else b"")
+                if not confirm(part):
                     continue
             kept.append(h)
         return kept
