@@ -6,9 +6,7 @@ parser Gemini CLI and Codex use) builds the syntax tree; the walk below turns ev
 node, wherever it sits (lists, pipelines, `if`/`while`/`for`/`case` bodies, functions,
 subshells, `$(...)`, `<(...)`, `${x:-$(...)}`, `$((...))`, heredoc bodies), into a `Command`.
 Word values come from `shell_words.word_value` (bash's quote removal) applied to each word's
-source slice, so tree-sitter decides only where words and commands begin and end. A plain
-command, or plain commands joined by `&&`, `||`, `|` and `;` (most agent commands), is split
-without tree-sitter into exactly the commands the walk gives (`tests/test_shell_plain*.py`).
+source slice, so tree-sitter decides only where words and commands begin and end.
 
 Where tree-sitter-bash reads bash differently, the walk follows bash:
 
