@@ -109,6 +109,7 @@ class Engine:
         self._cwd = cwd or _process_cwd()
         self._decisions: dict[int, Decision] = {}  # per rule: the decision it makes (immutable, shared)
         self._hints: dict[str, Decision] = {}  # per tool name: the read-only hint's decision
+        self._fixed: dict[str, Decision] = {}  # per tool name whose plan is `fixed`: its decision (fastpath)
         hooks_used = hooks and any(policy.hooks.get(e) for e in ("tool_guard", "pre_tool_use"))
         self._plain = not hooks_used and self._log is None and not self._wants_approval_hooks()
         self._fast = self._plain and not explain and not reference

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .decision import Decision
     from .engine import Engine
     from .kinds import shell
+    from .when_table import WhenTable
 else:
     from .views import shell  # the shell kind, imported on first use
 
@@ -61,6 +62,10 @@ def decide_fast(
         total += len(k) + len(v)
     if total > engine.max_args_chars:
         return None
+    if plan.fixed and not read_only:
+        fixed = engine._fixed.get(tool)
+        if fixed is not None:
+            return fixed  # decided once: no argument and no condition of this tool changes it
     where = engine._where
     if context:
         cwd, home = context.get("cwd"), context.get("home")
@@ -103,7 +108,12 @@ def decide_fast(
         decided = engine._default_decision()
     if decided.decision == "ask" and engine.mode in ("yolo", "non_interactive"):
         return engine._apply_mode(decided, sticky=False, spec=spec, args=args)
+    if plan.fixed and not read_only and len(engine._fixed) < _FIXED_LIMIT:
+        engine._fixed[tool] = decided
     return decided
+
+
+_FIXED_LIMIT = 4096  # tool names whose one decision an engine keeps
 
 
 _NO_UNIT: tuple[Unit | None, ...] = (None,)
@@ -125,7 +135,7 @@ def _pick(
     when = _When(engine, plan, args, context) if plan.has_when else None
     if arg is not None:
         value = args.get(arg)
-        if len(plan.primary_keys) > 1 and any(k in args for k in plan.primary_keys if k != arg):
+        if plan.alias_keys and not plan.alias_keys.isdisjoint(args):
             return None  # an alias spelling too: both values are checked the general way
         if value is not None:
             if not value.isascii():
@@ -162,11 +172,12 @@ def _pick(
                     texts: Any = view.memo.get("joined")  # `_unit_texts`, memoised on the view
                     text = (texts if texts is not None else _unit_texts(view, oversize=False))[0]
                     direct = pset.direct
-                    hits = (
-                        direct(text)
-                        if direct is not None and text is not None
-                        else pset.match(unit.allow_texts, unit.deny_texts + view.whole, text)
-                    )
+                    if direct is not None and text is not None:
+                        hits = direct(text)
+                        if hits and pset.floating and not pset.floating.isdisjoint(hits):
+                            hits = pset.confirmed(text, hits, unit.allow_texts, unit.deny_texts + view.whole)
+                    else:
+                        hits = pset.match(unit.allow_texts, unit.deny_texts + view.whole, text)
                     if hits:
                         best = _best_hit(plan, hits, allow_ok, unit.exec_capable, when)
                         if best == -2:
@@ -237,13 +248,22 @@ def _combine(plan: ToolPlan, bests: list[int]) -> int:
     if len(bests) == 1:
         return bests[0]
     rules = plan.rules
+    first: dict[str, int] = {}  # decision -> its rule first in file order
+    every_allow = True
+    for b in bests:
+        if b < 0:
+            every_allow = False
+            continue
+        decision = rules[b].decision
+        if decision != "allow":
+            every_allow = False
+        seen = first.get(decision)
+        if seen is None or rules[b].index < rules[seen].index:
+            first[decision] = b
     for wanted in ("deny", "ask"):
-        hits = [b for b in bests if b >= 0 and rules[b].decision == wanted]
-        if hits:
-            return min(hits, key=lambda b: rules[b].index)
-    if all(b >= 0 and rules[b].decision == "allow" for b in bests):
-        return min(bests, key=lambda b: rules[b].index)
-    return -1
+        if wanted in first:
+            return first[wanted]
+    return first["allow"] if every_allow else -1
 
 
 def _best_whole(plan: ToolPlan, hits: list[int], when: _When | None) -> int:
@@ -319,7 +339,7 @@ def _path_rule(
     if arg is None or plan.spec.kind != "path" or plan.any_key is not None:
         return -2
     args = {arg: target}
-    sub_context = {**(context or {}), "cwd": where.cwd}
+    sub_context = {**(context or {}), "cwd": where.cwd} if plan.has_when else context  # what a `when` sees
     picked = _pick(engine, plan, args, sub_context, where)
     if picked is None:
         return -2
@@ -335,23 +355,27 @@ class _When:
     """A rule's `when` on this call, evaluated on first need as the general flow does
     (`Engine._when_eval`: the same closures, the same `{"tool", "args", "context"}`)."""
 
-    __slots__ = ("args", "context", "engine", "env", "plan")
+    __slots__ = ("args", "context", "engine", "env", "plan", "table")
 
     def __init__(
         self, engine: Engine, plan: ToolPlan, args: dict[str, Any], context: Mapping[str, Any] | None
     ):
         self.engine, self.plan, self.args, self.context = engine, plan, args, context
         self.env: dict[str, Any] | None = None
+        self.table: WhenTable | None = None
 
     def holds(self, p: int) -> bool | None:
         """Does rule `p` (plan position) hold? None: it could not be evaluated (the general way)."""
         index = self.plan.rules[p].index
-        table = self.engine.when_table()
-        field = table.field(index)
+        table = self.table
+        if table is None:
+            table = self.table = self.engine.when_table()
+        fields = table.fields
+        field = fields[index] if index in fields else table.field(index)
         if field is not None and not self.plan.spec.aliases:  # a pure condition: maybe known
             value = self.args.get(field)
             if type(value) is str:
-                known = table.known(index, value)
+                known = table.memo.get((index, value))
                 if known is not None:
                     return known
         if self.env is None:
@@ -405,7 +429,11 @@ def _best_other(plan: ToolPlan, args: dict[str, Any], allow_ok: bool, when: _Whe
         text = view.memo.get("plain")
         if text is None:
             text = view.memo["plain"] = joined(unit.allow_texts, unit.deny_texts)
-        hits = pset.match(unit.allow_texts, unit.deny_texts, text)  # type: ignore[arg-type]
+        direct = pset.direct
+        if direct is not None and text is not None and not pset.floating:
+            hits = direct(text) or ()
+        else:
+            hits = pset.match(unit.allow_texts, unit.deny_texts, text)  # type: ignore[arg-type]
         for h in hits:
             p = entries[h].rule
             if need[p] != 1:
