@@ -179,7 +179,9 @@ def step_replay(paths: list[str], memo: bool) -> dict[str, Any]:
             replayer.read([piece], summary, None)
     result = _done(summary.calls, cpu, wall)
     result["decisions"] = summary.decisions
-    result["memo"] = [replayer.decider.hits, replayer.decider.lookups]
+    hits = getattr(replayer, "memo_hits", replayer.decider.hits)  # (the package before the call memo)
+    calls_memo = getattr(replayer, "call_memo", None)
+    result["memo"] = [hits, replayer.decider.lookups + (calls_memo.lookups if calls_memo else 0)]
     digest = json.dumps(to_json(summary, policy, policy_path="bench.yaml"), sort_keys=True)
     result["digest"] = hashlib.sha256(digest.encode()).hexdigest()
     return result

@@ -40,9 +40,12 @@ class Piece:
 
 
 def read_piece(
-    piece: Piece, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    piece: Piece, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, lazy: bool = False
 ) -> Iterator[RecordedCall | Skipped]:
-    """Every recorded call and skipped line of one piece, in file order."""
+    """Every recorded call and skipped line of one piece, in file order.
+
+    `lazy`: a call read with its arguments' recorded JSON text (`RecordedCall.raw`) may come with
+    `args` None, for the caller to parse only when it needs them (the replay's call memo)."""
     fmt = registry()[piece.format](piece.path)
     markers = _marker_test(fmt.markers)
     fast = getattr(fmt, "line_records", None)  # a format's own reader of a whole line, if it has one
@@ -62,7 +65,7 @@ def read_piece(
                     yield Skipped(Where(path, lineno), MALFORMED, _not_an_object(line))
                 continue
             if fast is not None:
-                calls = fast(text, Where(path, lineno))
+                calls = fast(text, Where(path, lineno), lazy)
                 if calls is not None:
                     yield from calls
                     continue
