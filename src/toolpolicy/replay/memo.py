@@ -32,7 +32,8 @@ tool whose calls seldom repeat (reads and edits of ever new paths) stops being m
 `PROBE` lookups, so it neither pays for keys that never hit nor pushes the repeating calls out.
 
 `CallMemo`, in front of the deciders, goes one step further for calls whose reader kept the
-arguments' recorded JSON text (`RecordedCall.raw`: Claude Code's `tool_use` input): it keys on
+arguments' recorded JSON text (`RecordedCall.raw`: Claude Code's `tool_use` input, Codex's
+`arguments` string): it keys on
 `(agent, recorded tool, cwd, home, that text)` and keeps what the summary needs of the call once
 mapped and decided (`Summariser.outcome`). Equal text is equal arguments (the parser is
 deterministic), the tool map is a function of the agent, the tool, the arguments and the profile
@@ -153,7 +154,9 @@ class CallMemo:
         self.hits = 0
         self.lookups = 0
 
-    def key(self, agent: str | None, tool: str, cwd: Any, home: Any, raw: bytes) -> tuple[Any, ...] | None:
+    def key(
+        self, agent: str | None, tool: str, cwd: Any, home: Any, raw: bytes | str
+    ) -> tuple[Any, ...] | None:
         """The memo key of a call, or None when it is not memoised (see `Decider.decide`)."""
         if len(raw) > MAX_KEY_CHARS:
             return None

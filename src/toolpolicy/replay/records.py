@@ -47,8 +47,8 @@ class RecordedCall:
     `context` is what a live hook would have passed (`cwd`, `agent`, `session_id`, `tool_use_id`).
     `timestamp` is the recorded time as written (RFC 3339 in every known format), or None.
     `raw` is the arguments' JSON text exactly as recorded, when a reader kept it (the replay's
-    call memo keys on it: equal text, equal arguments); with `raw` set by a lazy reader, `args`
-    may be None until the caller parses `raw` (`parse_raw`).
+    call memo keys on it: equal text, equal arguments; not part of equality). `args` None with
+    `raw` set means not parsed yet (a lazy reader: `formats.claude_code.parse_raw` parses it).
     """
 
     tool: str
@@ -58,4 +58,4 @@ class RecordedCall:
     context: dict[str, Any] = field(default_factory=dict)
     timestamp: str | None = None
     session: str | None = None
-    raw: bytes | None = field(default=None, compare=False)
+    raw: bytes | str | None = field(default=None, compare=False)

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .lines import DEFAULT_MAX_LINE_BYTES
 from .formats.claude_code import bad_arguments, parse_raw
+from .lines import DEFAULT_MAX_LINE_BYTES
 from .memo import CallMemo, Decider
 from .reader import Piece, read_piece
 from .records import RecordedCall, Skipped

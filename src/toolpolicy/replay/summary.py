@@ -36,7 +36,8 @@ _HEAD_MEMO = 8192  # command heads kept per summariser (emptied when full)
 class Outcome(NamedTuple):
     """What the summary counts of a decided call besides its place and time (`Summariser.outcome`):
     the decision's strings, the primary argument's text and command head when they are shown (a
-    call not allowed, or whose decision changed), the decisions, and the old one's verdict."""
+    call not allowed, or whose decision changed) and the change. Strings only: the call memo keeps
+    many, and tuples of strings are not walked by the cyclic garbage collector."""
 
     tool: str
     verdict: str
@@ -44,9 +45,8 @@ class Outcome(NamedTuple):
     rule: str | None
     text: str | None
     head: str | None
-    decision: Any
-    old: Any
-    before: str | None
+    before: str | None  # the old policy's verdict (with `--against`)
+    labels: tuple[str, str] | None  # when the verdict changed: the old and the new deciding rule
 
 
 class Example(NamedTuple):
@@ -203,11 +203,12 @@ class Summariser:
             text = self.text(call)
             if verdict != "allow":
                 head = self._head(tool, text)
-        return Outcome(tool, verdict, str(decision.source), decision.rule, text, head, decision, old, before)
+        labels = None if before is None or before == verdict else (_label(old), _label(decision))
+        return Outcome(tool, verdict, str(decision.source), decision.rule, text, head, before, labels)
 
     def add_outcome(self, outcome: Outcome, where: Where, timestamp: str | None) -> None:
         """Count one call of `outcome`, recorded at `where` and `timestamp`."""
-        tool, verdict, source, rule, text, head, decision, old, before = outcome
+        tool, verdict, source, rule, text, head, before, labels = outcome
         tally = self._tally
         key = (verdict, source, rule, tool, _hour(timestamp))
         tally[key] = tally.get(key, 0) + 1
@@ -216,7 +217,7 @@ class Summariser:
         if head is not None:
             self._add_head(tool, text, head, where, verdict)  # type: ignore[arg-type]
         if before is not None:
-            self._compare(tool, text, where, decision, verdict, old, before)
+            self._compare(tool, text, where, verdict, before, labels)
 
     def flush(self) -> None:
         """Spread the tally over the summary's counters."""
@@ -265,16 +266,22 @@ class Summariser:
         self.summary._add_head(verdict, (tool, head), 1, Example(where, tool, text))
 
     def _compare(
-        self, tool: str, text: str | None, where: Where, decision: Any, verdict: str, old: Any, before: str
+        self,
+        tool: str,
+        text: str | None,
+        where: Where,
+        verdict: str,
+        before: str,
+        labels: tuple[str, str] | None,
     ) -> None:
         s = self.summary
         s.against = True
         s.old_decisions[before] = s.old_decisions.get(before, 0) + 1
-        if before == verdict:
+        if labels is None:  # the same decision
             return
         direction = NARROWING if WEIGHT[verdict] > WEIGHT[before] else WIDENING
         s.changes[direction] += 1
-        key = (direction, before, verdict, _label(old), _label(decision))
+        key = (direction, before, verdict, *labels)
         group = s.change_groups.get(key)
         if group is None:
             group = s.change_groups[key] = [0, []]

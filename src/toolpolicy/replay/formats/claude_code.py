@@ -127,7 +127,7 @@ class ClaudeCodeTranscript:
         return out
 
 
-def parse_raw(raw: bytes) -> Any:
+def parse_raw(raw: bytes | str) -> Any:
     """A `tool_use` block's arguments from their recorded JSON text (`{}` for none); raises
     ValueError for text the JSON parser rejects (a number beyond a double's range)."""
     try:
