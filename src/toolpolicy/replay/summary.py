@@ -190,7 +190,26 @@ class Summariser:
         self._heads: dict[tuple[str, str], str] = {}  # (tool, text) -> its command head
 
     def add(self, call: RecordedCall, decision: Any, old: Any = None) -> None:
-        self.add_outcome(self.outcome(call, decision, old), call.where, call.timestamp)
+        """Count one decided call (`add_outcome(outcome(...))`, without building the outcome)."""
+        verdict = str(decision.decision)
+        tool = call.tool
+        tally = self._tally
+        key = (verdict, str(decision.source), decision.rule, tool, _hour(call.timestamp))
+        tally[key] = tally.get(key, 0) + 1
+        if len(tally) > _TALLY_KEYS:
+            self.flush()
+        text = None
+        if verdict != "allow":
+            text = self.text(call)
+            self._add_head(tool, text, self._head(tool, text), call.where, verdict)
+        if old is not None:
+            before = str(old.decision)
+            labels = None
+            if before != verdict:
+                labels = (_label(old), _label(decision))
+                if text is None:
+                    text = self.text(call)
+            self._compare(tool, text, call.where, verdict, before, labels)
 
     def outcome(self, call: RecordedCall, decision: Any, old: Any = None) -> Outcome:
         """What the summary keeps of a decided call apart from its place and time: the same for
