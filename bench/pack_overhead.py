@@ -89,18 +89,18 @@ def main() -> None:
         from toolpolicy.runtime.views import clear_memos
 
         clear_memos()
-        t = time.perf_counter()
+        t = time.process_time()
         for tool, args in renamed:
             engine.decide(tool, args)
-        first[name] = (time.perf_counter() - t) / len(renamed) * 1e6
+        first[name] = (time.process_time() - t) / len(renamed) * 1e6
     us: dict[str, dict[str, list[float]]] = {f: {n: [] for n in engines} for f in families}
     for _ in range(a.rounds):
         for fam, fcalls in families.items():
             for name, engine in engines.items():
-                t = time.perf_counter()
+                t = time.process_time()
                 for tool, args in fcalls:
                     engine.decide(tool, args)
-                us[fam][name].append((time.perf_counter() - t) / len(fcalls) * 1e6)
+                us[fam][name].append((time.process_time() - t) / len(fcalls) * 1e6)
     names = list(engines)
     print(f"agent-permissions-v1 at R = {a.size:,} in Claude Code's names, {len(renamed):,} calls")
     print(f"| family | calls | {names[0]} µs | {names[1]} µs | ratio |")

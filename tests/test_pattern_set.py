@@ -53,7 +53,7 @@ def test_set_match_is_full_match_per_side(
 def test_floating_patterns_leave_the_anchored_set() -> None:
     patterns = [(DENY, to_regex("*secret*")), (DENY, to_regex("* *paste.ee*")), (ALLOW, to_regex("git *"))]
     pset = PatternSet(patterns, floating_from=1, split_product=0)
-    assert DENY in pset._float and ALLOW not in pset._float
+    assert {side for side, _ in pset._float.values()} == {DENY}  # both floating, neither anchored
     assert set(pset.match(["git status"], ["git status", "cat secret.txt"])) == {0, 2}
     assert set(pset.match(["git x"], ["curl https://paste.ee/x"])) == {1, 2}
     assert set(pset.match(["secret"], ["git x"])) == set()  # an allow text never meets a deny pattern

@@ -38,6 +38,12 @@ class DenialTracker:
                 self._counts[key] += 1
             return self._counts[key]
 
+    def add(self, session_id: str | None, tool: str) -> None:
+        """Count one denial (`record` for a decision already known to be a denial)."""
+        key = (session_id, tool)
+        with self._lock:
+            self._counts[key] += 1
+
     def count(self, tool: str | None = None, session_id: str | None = None) -> int:
         """Denials of `tool` (None: every tool) in `session_id` (None: every session)."""
         with self._lock:

@@ -109,6 +109,7 @@ class Engine:
         self._cwd = cwd or _process_cwd()
         self._decisions: dict[int, Decision] = {}  # per rule: the decision it makes (immutable, shared)
         self._hints: dict[str, Decision] = {}  # per tool name: the read-only hint's decision
+        self._fixed: dict[str, Decision] = {}  # per tool name whose plan is `fixed`: its decision (fastpath)
         hooks_used = hooks and any(policy.hooks.get(e) for e in ("tool_guard", "pre_tool_use"))
         self._plain = not hooks_used and self._log is None and not self._wants_approval_hooks()
         self._fast = self._plain and not explain and not reference
@@ -132,8 +133,8 @@ class Engine:
                 ) or self._decide_by_rules(tool, args, context, read_only)
             except Exception as exc:  # fail closed on anything unexpected
                 decision = _internal_error(exc)
-            if decision.decision == "deny":
-                self._record(tool, args, decision, 0.0)
+            if decision.decision == "deny":  # `_record` with no log and no approval hooks
+                (self._tracker or self.denials).add(self.session_id, tool if type(tool) is str else str(tool))
             return decision
         start = time.perf_counter()
         flow = self._flow(tool, args, context, read_only)

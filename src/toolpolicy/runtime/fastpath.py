@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .decision import Decision
     from .engine import Engine
     from .kinds import shell
+    from .when_table import WhenTable
 else:
     from .views import shell  # the shell kind, imported on first use
 
@@ -61,6 +62,10 @@ def decide_fast(
         total += len(k) + len(v)
     if total > engine.max_args_chars:
         return None
+    if plan.fixed and not read_only:
+        fixed = engine._fixed.get(tool)
+        if fixed is not None:
+            return fixed  # decided once: no argument and no condition of this tool changes it
     where = engine._where
     if context:
         cwd, home = context.get("cwd"), context.get("home")
@@ -74,7 +79,7 @@ def decide_fast(
     bests, allow_oks, lex, units = picked
     spec = plan.spec
     arg = spec.arg
-    if spec.kind == "shell":
+    if units is not _NO_UNIT and spec.kind == "shell":
         for best, unit in zip(bests, units):
             if (
                 unit is not None
@@ -84,8 +89,8 @@ def decide_fast(
                 and not _targets_change_nothing(engine, plan, best, unit, where, context)
             ):
                 return None  # a file it writes or reads changes the decision: the general way words it
-    best = _combine(plan, bests)
-    allow_ok = all(allow_oks)
+    best = bests[0] if len(bests) == 1 else _combine(plan, bests)
+    allow_ok = allow_oks[0] if len(allow_oks) == 1 else all(allow_oks)
     if (
         lex is not None
         and (best < 0 or plan.rules[best].decision != "deny")
@@ -93,7 +98,8 @@ def decide_fast(
     ):
         return None  # a symlink on the way (the lexical path is not denied): the target too, the general way
     if best >= 0:
-        decided = engine._decision_of(plan.rules[best])
+        rule = plan.rules[best]
+        decided = engine._decisions.get(rule.index) or engine._decision_of(rule)
     elif (spec.read_only or (read_only and spec.kind == "generic")) and (
         allow_ok if arg is not None and args.get(arg) is not None else spec.kind == "generic"
     ):
@@ -102,7 +108,12 @@ def decide_fast(
         decided = engine._default_decision()
     if decided.decision == "ask" and engine.mode in ("yolo", "non_interactive"):
         return engine._apply_mode(decided, sticky=False, spec=spec, args=args)
+    if plan.fixed and not read_only and len(engine._fixed) < _FIXED_LIMIT:
+        engine._fixed[tool] = decided
     return decided
+
+
+_FIXED_LIMIT = 4096  # tool names whose one decision an engine keeps
 
 
 _NO_UNIT: tuple[Unit | None, ...] = (None,)
@@ -120,7 +131,8 @@ def _pick(
     units: tuple[Unit | None, ...] = _NO_UNIT
     bests = [-1]
     allow_oks = [True]
-    when = _When(engine, plan, args, context)  # evaluates nothing until a rule with a `when` needs it
+    # evaluates nothing until a rule with a `when` needs it (None: no candidate rule has one)
+    when = _When(engine, plan, args, context) if plan.has_when else None
     if arg is not None:
         value = args.get(arg)
         if len(plan.primary_keys) > 1 and any(k in args for k in plan.primary_keys if k != arg):
@@ -133,7 +145,11 @@ def _pick(
             if kind == "shell":
                 view = shell.view(value, None, engine.policy.commands)
             elif kind == "path":
-                lex = path.lexical(value, where)
+                lex = (
+                    path.lexical_memo(value, True, where.cwd, where.home or "")
+                    if len(value) <= path.MEMO_CHARS
+                    else path.lexical(value, where)
+                )
                 view = lex.view
             elif kind == "url":
                 if len(value) > 2048:
@@ -153,8 +169,13 @@ def _pick(
                 best = -1
                 pset = plan.primary
                 if pset is not None:
-                    hits = pset.match(
-                        unit.allow_texts, unit.deny_texts + view.whole, _unit_texts(view, oversize=False)[0]
+                    texts: Any = view.memo.get("joined")  # `_unit_texts`, memoised on the view
+                    text = (texts if texts is not None else _unit_texts(view, oversize=False))[0]
+                    direct = pset.direct
+                    hits = (
+                        direct(text)
+                        if direct is not None and text is not None
+                        else pset.match(unit.allow_texts, unit.deny_texts + view.whole, text)
                     )
                     if hits:
                         best = _best_hit(plan, hits, allow_ok, unit.exec_capable, when)
@@ -208,7 +229,7 @@ def _pick(
         for p in plan.static_when:  # rules with no conditions but a `when` (`WebFetch` if ...)
             if not allow_ok and plan.rules[p].decision == "allow":
                 continue
-            holds = when.holds(p)
+            holds = when.holds(p) if when is not None else None
             if holds is None:
                 return None  # an unevaluable condition: diagnostics and an ask floor, the general way
             if holds and (best < 0 or plan.ranks[p] > plan.ranks[best]):
@@ -235,7 +256,7 @@ def _combine(plan: ToolPlan, bests: list[int]) -> int:
     return -1
 
 
-def _best_whole(plan: ToolPlan, hits: list[int], when: _When) -> int:
+def _best_whole(plan: ToolPlan, hits: list[int], when: _When | None) -> int:
     """The best deny/ask rule completed by the whole value's texts (several units)."""
     entries = plan.primary_entries
     best = -1
@@ -246,7 +267,7 @@ def _best_whole(plan: ToolPlan, hits: list[int], when: _When) -> int:
         if plan.need[e.rule] != 1:
             return -2
         if plan.whens[e.rule]:
-            holds = when.holds(e.rule)
+            holds = when.holds(e.rule) if when is not None else None
             if holds is None:
                 return -2
             if not holds:
@@ -308,7 +329,7 @@ def _path_rule(
     if arg is None or plan.spec.kind != "path" or plan.any_key is not None:
         return -2
     args = {arg: target}
-    sub_context = {**(context or {}), "cwd": where.cwd}
+    sub_context = {**(context or {}), "cwd": where.cwd} if plan.has_when else context  # what a `when` sees
     picked = _pick(engine, plan, args, sub_context, where)
     if picked is None:
         return -2
@@ -324,23 +345,27 @@ class _When:
     """A rule's `when` on this call, evaluated on first need as the general flow does
     (`Engine._when_eval`: the same closures, the same `{"tool", "args", "context"}`)."""
 
-    __slots__ = ("args", "context", "engine", "env", "plan")
+    __slots__ = ("args", "context", "engine", "env", "plan", "table")
 
     def __init__(
         self, engine: Engine, plan: ToolPlan, args: dict[str, Any], context: Mapping[str, Any] | None
     ):
         self.engine, self.plan, self.args, self.context = engine, plan, args, context
         self.env: dict[str, Any] | None = None
+        self.table: WhenTable | None = None
 
     def holds(self, p: int) -> bool | None:
         """Does rule `p` (plan position) hold? None: it could not be evaluated (the general way)."""
         index = self.plan.rules[p].index
-        table = self.engine.when_table()
-        field = table.field(index)
+        table = self.table
+        if table is None:
+            table = self.table = self.engine.when_table()
+        fields = table.fields
+        field = fields[index] if index in fields else table.field(index)
         if field is not None and not self.plan.spec.aliases:  # a pure condition: maybe known
             value = self.args.get(field)
             if type(value) is str:
-                known = table.known(index, value)
+                known = table.memo.get((index, value))
                 if known is not None:
                     return known
         if self.env is None:
@@ -353,7 +378,7 @@ class _When:
         return None if err is not None else ok
 
 
-def _best_hit(plan: ToolPlan, hits: list[int], allow_ok: bool, exec_capable: bool, when: _When) -> int:
+def _best_hit(plan: ToolPlan, hits: list[int], allow_ok: bool, exec_capable: bool, when: _When | None) -> int:
     """The best rule completed by the primary argument's hits (-1: none; -2: the general way)."""
     entries = plan.primary_entries
     need = plan.need
@@ -367,7 +392,7 @@ def _best_hit(plan: ToolPlan, hits: list[int], allow_ok: bool, exec_capable: boo
         if need[e.rule] != 1:
             return -2
         if whens[e.rule]:  # evaluated even when outranked: an error must reach the general way
-            holds = when.holds(e.rule)
+            holds = when.holds(e.rule) if when is not None else None
             if holds is None:
                 return -2  # an unevaluable condition: diagnostics and an ask floor, the general way
             if not holds:
@@ -377,7 +402,7 @@ def _best_hit(plan: ToolPlan, hits: list[int], allow_ok: bool, exec_capable: boo
     return best
 
 
-def _best_other(plan: ToolPlan, args: dict[str, Any], allow_ok: bool, when: _When) -> int:
+def _best_other(plan: ToolPlan, args: dict[str, Any], allow_ok: bool, when: _When | None) -> int:
     """The best rule completed by one other (non-primary) argument (-2: the general way)."""
     best = -1
     need = plan.need
@@ -402,7 +427,7 @@ def _best_other(plan: ToolPlan, args: dict[str, Any], allow_ok: bool, when: _Whe
             if rules[p].decision == "allow" and not allow_ok:
                 continue
             if plan.whens[p]:
-                holds = when.holds(p)
+                holds = when.holds(p) if when is not None else None
                 if holds is None:
                     return -2
                 if not holds:

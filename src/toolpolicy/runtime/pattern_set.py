@@ -18,12 +18,15 @@ full-match set of the original patterns (`slow`), which gives the same answer.
 Floating patterns (`(?s).*M.*`: `Bash(* *pastebin.com*)`, a deny of `*forbidden*`) are kept out
 of that set. In it, each one's leading `.*` is a loop thread that stays alive at every position of
 every text, so a DFA state holds one thread per floating pattern *times* the progress of every
-anchored one: with a few thousand rules the states outgrow RE2's DFA budget, the DFA thrashes and a
-match costs hundreds of microseconds. A floating pattern full-matches a text exactly when `M`
-occurs in it, so they go into two unanchored sets (one per side) of `[^\0]M`, searched in that
-side's part of the same joined string: `M` cannot cross a NUL, and the `[^\0]` in front keeps it
-off the side marker (a text's first character follows its marker, every other one a character of
-the text). The unanchored search shares one loop among all of them, as Aho-Corasick does. Only `M`
+anchored one, and every new DFA state costs a pass over all those threads: with a few thousand
+rules the states outgrow RE2's DFA budget, the DFA thrashes and a match costs hundreds of
+microseconds. A floating pattern full-matches a text exactly when `M` occurs in it, so such a
+pattern is added as `[^\0]M`, with no side marker: `M` cannot cross a NUL, and the `[^\0]` in
+front keeps it off the side marker (a text's first character follows its marker, every other one
+a character of the text), and the set's own unanchored search shares one loop among all of them,
+as Aho-Corasick does. Such a pattern hits when `M` occurs in a text of either side, so a hit is
+confirmed by searching `M` in its own side's part of the joined string (rare: a floating hit is
+usually a deny that stands). Only `M`
 that begin with a mandatory literal and have no top-level `|` are split off (so they cannot match
 the empty string); any other pattern stays in the anchored set.
 
@@ -178,7 +181,7 @@ class PatternSet:
     would encode the text again on every call).
     """
 
-    __slots__ = ("_float", "_full", "_match", "_patterns", "_sides", "slow")
+    __slots__ = ("_confirm", "_float", "_full", "_match", "_patterns", "_sides", "direct", "slow")
 
     def __init__(
         self,
@@ -198,11 +201,14 @@ class PatternSet:
         self.slow = any(_has_nul(regex) for regex in self._patterns)
         self._full: tuple[Any, Any] | None = None
         self._match: Any = None
-        # per side: (the unanchored set's Match, its ids -> ids here), or None
-        self._float: dict[str, tuple[Any, list[int]]] = {}
+        # `match(allow, deny, text)` as one C call, `direct(text)` (ids, or a falsy value for none):
+        # when no pattern is floating and no text needs the slow way
+        self.direct: Any = None
+        # the floating patterns: id -> (side, `[^\0]M`), and the matchers confirming their hits
+        self._float: dict[int, tuple[str, str]] = {}
+        self._confirm: dict[int, Any] = {}
         if not self.slow:
             s = re2.Set.SearchSet(_OPTIONS)
-            floating: dict[str, list[tuple[int, str]]] = {ALLOW: [], DENY: []}
             splits = [floating_middle(regex) for _, regex in patterns]
             count = sum(split is not None for split in splits)
             if count < floating_from or count * (len(patterns) - count) < split_product:
@@ -211,19 +217,15 @@ class PatternSet:
                 split = splits[i]
                 if split is not None:
                     flags, middle = split
-                    floating[side].append((i, "[^\\x00]" + nul_safe(f"(?{flags}){middle}")))
-                    s.Add(_NEVER)  # keeps the anchored set's ids the positions of this list
+                    floating = "[^\\x00]" + nul_safe(f"(?{flags}){middle}")
+                    s.Add(floating)
+                    self._float[i] = (side, floating)
                     continue
                 s.Add(SEP + side + ((safe[i] if i < len(safe) else None) or nul_safe(regex)) + SEP)
             s.Compile()
             self._match = s._set.Match
-            for side, found in floating.items():
-                if found:
-                    f = re2.Set.SearchSet(_OPTIONS)
-                    for _, regex in found:
-                        f.Add(regex)
-                    f.Compile()
-                    self._float[side] = (f._set.Match, [i for i, _ in found])
+            if not self._float:
+                self.direct = self._match
 
     def match(self, allow: Sequence[str], deny: Sequence[str], text: bytes | None = None) -> list[int]:
         """Ids of the patterns matching one of their side's texts (`text`: `joined(allow, deny)`)."""
@@ -232,21 +234,48 @@ class PatternSet:
                 text = joined(allow, deny)
             if text is not None:
                 hits = self._match(text) or []
-                if self._float:
-                    hits = self._floating(text, hits)
+                if hits and self._float:
+                    floating = self._float
+                    for h in hits:
+                        if h in floating:
+                            return self._confirmed(text, hits, allow, deny)
                 return hits
         return self._match_each(allow, deny)
 
-    def _floating(self, text: bytes, hits: list[int]) -> list[int]:
-        """Add the floating patterns found in their side's part of the joined text."""
-        k = text.find(_DENY_START)  # the allow texts come first, then the deny texts
-        for side, (match, ids) in self._float.items():
-            part = (text if k < 0 else text[:k]) if side == ALLOW else (text[k:] if k >= 0 else b"")
-            if part:
-                found = match(part)
-                if found:
-                    hits = [*hits, *(ids[j] for j in found)]
-        return hits
+    def _confirmed(
+        self, text: bytes, hits: list[int], allow: Sequence[str], deny: Sequence[str]
+    ) -> list[int]:
+        """`hits` without the floating patterns whose `M` occurs only in the other side's texts.
+
+        A side whose texts include every text of the other needs no search: `M` occurs in one of
+        its texts (the usual case: a value's deny texts are its allow texts and more readings)."""
+        kept = []
+        deny_covers: bool | None = None
+        for h in hits:
+            found = self._float.get(h)
+            if found is not None:
+                side, regex = found
+                if side == DENY:
+                    if deny_covers is None:
+                        deny_covers = allow[0] in deny if len(allow) == 1 else all(t in deny for t in allow)
+                    if deny_covers:
+                        kept.append(h)
+                        continue
+                elif all(t in allow for t in deny):
+                    kept.append(h)
+                    continue
+                confirm = self._confirm.get(h)
+                if confirm is None:
+                    one = re2.Set.SearchSet(_OPTIONS)
+                    one.Add(regex)
+                    one.Compile()
+                    confirm = self._confirm[h] = one._set.Match
+                k = text.find(_DENY_START)  # the allow texts come first, then the deny texts
+                part = (text if k < 0 else text[:k]) if side == ALLOW else (text[k:] if k >= 0 else b"")
+                if not confirm(part):
+                    continue
+            kept.append(h)
+        return kept
 
     def _match_each(self, allow: Sequence[str], deny: Sequence[str]) -> list[int]:
         if self._full is None:

@@ -47,6 +47,7 @@ class ToolPlan:
 
     __slots__ = (
         "any_key",
+        "fixed",
         "has_when",
         "keys",
         "need",
@@ -97,6 +98,8 @@ class ToolPlan:
         # the verdict when only the static rules match and none has `when`: per allowability
         self.static_pick: tuple[int | None, int | None] = (None, None)
         self.static_plain_pick: tuple[int | None, int | None] = (None, None)  # the same without `when` rules
+        # no argument and no condition can change the verdict: the same decision for every call
+        self.fixed = False
 
     @property
     def conditional(self) -> bool:
@@ -232,6 +235,7 @@ def build_plan(policy: CompiledPolicy, index: Index, tool: str, mode: str) -> To
     plan.static_pick = (_best(plan, plan.static, allow_ok=False), _best(plan, plan.static, allow_ok=True))
     plain = tuple(p for p in plan.static if not plan.whens[p])
     plan.static_plain_pick = (_best(plan, plain, allow_ok=False), _best(plan, plain, allow_ok=True))
+    plan.fixed = spec.arg is None and not plan.conditional and not plan.has_when
     return plan
 
 

@@ -489,7 +489,10 @@ def resolves_lexically(lex: _Lexical, value: str) -> bool:
     """Whether resolving `value` would follow no symlink (then `view` is `lex.view`)."""
     if len(value) > MAX_PATH or "\x00" in value:
         return True  # never resolved
-    return all(symlink_free(joined) for joined in lex.joined)
+    for joined in lex.joined:  # noqa: SIM110 (a loop: no generator per call on the hot path)
+        if not symlink_free(joined):
+            return False
+    return True
 
 
 def _lexical(text: str, trusted: bool, cwd: str, home: str) -> _Lexical:
@@ -516,6 +519,8 @@ def _lexical_uncached(text: str, trusted: bool, cwd: str, home: str) -> _Lexical
 
 
 _lexical_cached = functools.lru_cache(maxsize=MEMO_SIZE)(_lexical_uncached)
+# `lexical` without its indirections, for values up to MEMO_CHARS (the fast path)
+lexical_memo = _lexical_cached
 
 
 def realpath(path: str, max_links: int = 40) -> str | None:
