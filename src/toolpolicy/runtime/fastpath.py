@@ -135,7 +135,7 @@ def _pick(
     when = _When(engine, plan, args, context) if plan.has_when else None
     if arg is not None:
         value = args.get(arg)
-        if len(plan.primary_keys) > 1 and any(k in args for k in plan.primary_keys if k != arg):
+        if plan.alias_keys and not plan.alias_keys.isdisjoint(args):
             return None  # an alias spelling too: both values are checked the general way
         if value is not None:
             if not value.isascii():
@@ -172,11 +172,12 @@ def _pick(
                     texts: Any = view.memo.get("joined")  # `_unit_texts`, memoised on the view
                     text = (texts if texts is not None else _unit_texts(view, oversize=False))[0]
                     direct = pset.direct
-                    hits = (
-                        direct(text)
-                        if direct is not None and text is not None
-                        else pset.match(unit.allow_texts, unit.deny_texts + view.whole, text)
-                    )
+                    if direct is not None and text is not None:
+                        hits = direct(text)
+                        if hits and pset.floating and not pset.floating.isdisjoint(hits):
+                            hits = pset.confirmed(text, hits, unit.allow_texts, unit.deny_texts + view.whole)
+                    else:
+                        hits = pset.match(unit.allow_texts, unit.deny_texts + view.whole, text)
                     if hits:
                         best = _best_hit(plan, hits, allow_ok, unit.exec_capable, when)
                         if best == -2:
@@ -247,13 +248,22 @@ def _combine(plan: ToolPlan, bests: list[int]) -> int:
     if len(bests) == 1:
         return bests[0]
     rules = plan.rules
+    first: dict[str, int] = {}  # decision -> its rule first in file order
+    every_allow = True
+    for b in bests:
+        if b < 0:
+            every_allow = False
+            continue
+        decision = rules[b].decision
+        if decision != "allow":
+            every_allow = False
+        seen = first.get(decision)
+        if seen is None or rules[b].index < rules[seen].index:
+            first[decision] = b
     for wanted in ("deny", "ask"):
-        hits = [b for b in bests if b >= 0 and rules[b].decision == wanted]
-        if hits:
-            return min(hits, key=lambda b: rules[b].index)
-    if all(b >= 0 and rules[b].decision == "allow" for b in bests):
-        return min(bests, key=lambda b: rules[b].index)
-    return -1
+        if wanted in first:
+            return first[wanted]
+    return first["allow"] if every_allow else -1
 
 
 def _best_whole(plan: ToolPlan, hits: list[int], when: _When | None) -> int:
@@ -419,7 +429,11 @@ def _best_other(plan: ToolPlan, args: dict[str, Any], allow_ok: bool, when: _Whe
         text = view.memo.get("plain")
         if text is None:
             text = view.memo["plain"] = joined(unit.allow_texts, unit.deny_texts)
-        hits = pset.match(unit.allow_texts, unit.deny_texts, text)  # type: ignore[arg-type]
+        direct = pset.direct
+        if direct is not None and text is not None and not pset.floating:
+            hits = direct(text) or ()
+        else:
+            hits = pset.match(unit.allow_texts, unit.deny_texts, text)  # type: ignore[arg-type]
         for h in hits:
             p = entries[h].rule
             if need[p] != 1:

@@ -181,7 +181,7 @@ class PatternSet:
     would encode the text again on every call).
     """
 
-    __slots__ = ("_confirm", "_float", "_full", "_match", "_patterns", "_sides", "direct", "slow")
+    __slots__ = ("_confirm", "_float", "_full", "_match", "_patterns", "_sides", "direct", "floating", "slow")
 
     def __init__(
         self,
@@ -201,9 +201,11 @@ class PatternSet:
         self.slow = any(_has_nul(regex) for regex in self._patterns)
         self._full: tuple[Any, Any] | None = None
         self._match: Any = None
-        # `match(allow, deny, text)` as one C call, `direct(text)` (ids, or a falsy value for none):
-        # when no pattern is floating and no text needs the slow way
+        # `match(allow, deny, text)` in C calls, for the fast path: `direct(text)` gives the ids (or
+        # a falsy value for none) when no text needs the slow way; the ids among them in
+        # `floating` must then go through `confirmed`
         self.direct: Any = None
+        self.floating: frozenset[int] = frozenset()
         # the floating patterns: id -> (side, `[^\0]M`), and the matchers confirming their hits
         self._float: dict[int, tuple[str, str]] = {}
         self._confirm: dict[int, Any] = {}
@@ -223,9 +225,8 @@ class PatternSet:
                     continue
                 s.Add(SEP + side + ((safe[i] if i < len(safe) else None) or nul_safe(regex)) + SEP)
             s.Compile()
-            self._match = s._set.Match
-            if not self._float:
-                self.direct = self._match
+            self._match = self.direct = s._set.Match
+            self.floating = frozenset(self._float)
 
     def match(self, allow: Sequence[str], deny: Sequence[str], text: bytes | None = None) -> list[int]:
         """Ids of the patterns matching one of their side's texts (`text`: `joined(allow, deny)`)."""
@@ -238,13 +239,11 @@ class PatternSet:
                     floating = self._float
                     for h in hits:
                         if h in floating:
-                            return self._confirmed(text, hits, allow, deny)
+                            return self.confirmed(text, hits, allow, deny)
                 return hits
         return self._match_each(allow, deny)
 
-    def _confirmed(
-        self, text: bytes, hits: list[int], allow: Sequence[str], deny: Sequence[str]
-    ) -> list[int]:
+    def confirmed(self, text: bytes, hits: list[int], allow: Sequence[str], deny: Sequence[str]) -> list[int]:
         """`hits` without the floating patterns whose `M` occurs only in the other side's texts.
 
         A side whose texts include every text of the other needs no search: `M` occurs in one of
@@ -257,7 +256,11 @@ class PatternSet:
                 side, regex = found
                 if side == DENY:
                     if deny_covers is None:
-                        deny_covers = allow[0] in deny if len(allow) == 1 else all(t in deny for t in allow)
+                        deny_covers = True
+                        for t in allow:  # a loop, not a generator: this runs on the fast path
+                            if t not in deny:
+                                deny_covers = False
+                                break
                     if deny_covers:
                         kept.append(h)
                         continue

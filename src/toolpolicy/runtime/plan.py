@@ -46,6 +46,7 @@ class ToolPlan:
     """The candidate rules of one tool name (in one mode) and their argument pattern sets."""
 
     __slots__ = (
+        "alias_keys",
         "any_key",
         "fixed",
         "has_when",
@@ -83,6 +84,7 @@ class ToolPlan:
         self.tool = tool  # canonical name (aliases applied, case-folded in an insensitive policy)
         self.spec = spec
         self.primary_keys = primary_keys
+        self.alias_keys = primary_keys - {spec.arg}  # the primary argument's other spellings
         self.rules = rules  # candidates, in file order
         self.need = need  # conditions each rule needs satisfied
         self.ranks = ranks

@@ -489,8 +489,12 @@ def resolves_lexically(lex: _Lexical, value: str) -> bool:
     """Whether resolving `value` would follow no symlink (then `view` is `lex.view`)."""
     if len(value) > MAX_PATH or "\x00" in value:
         return True  # never resolved
-    for joined in lex.joined:  # noqa: SIM110 (a loop: no generator per call on the hot path)
-        if not symlink_free(joined):
+    probe = _OPENAT2[0] if _OPENAT2 else None  # `symlink_free`, one call less once the probe is built
+    for joined in lex.joined:
+        if probe is None or ".." in joined:
+            if not symlink_free(joined):
+                return False
+        elif not probe(joined):
             return False
     return True
 
