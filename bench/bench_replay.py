@@ -3,6 +3,7 @@ speed-up, on a generated million-call history (not committed).
 
     python bench/bench_replay.py                     # 1,000,000 calls (a few minutes on 2 cores)
     python bench/bench_replay.py --calls 200000 --dir /tmp/h200k --keep
+    python bench/bench_replay.py --dir /tmp/h --skip-distinct --before /tmp/old/src   # before/after, interleaved
 
 It generates `--calls` calls of realistic history (`history_gen.py`: real lines of Claude Code,
 Codex CLI and Gemini CLI files; 70% / 20% / 10% of the sessions) into a temp dir, then runs each
@@ -179,7 +180,9 @@ def step_replay(paths: list[str], memo: bool) -> dict[str, Any]:
             replayer.read([piece], summary, None)
     result = _done(summary.calls, cpu, wall)
     result["decisions"] = summary.decisions
-    result["memo"] = [replayer.decider.hits, replayer.decider.lookups]
+    hits = getattr(replayer, "memo_hits", replayer.decider.hits)  # (the package before the call memo)
+    calls_memo = getattr(replayer, "call_memo", None)
+    result["memo"] = [hits, replayer.decider.lookups + (calls_memo.lookups if calls_memo else 0)]
     digest = json.dumps(to_json(summary, policy, policy_path="bench.yaml"), sort_keys=True)
     result["digest"] = hashlib.sha256(digest.encode()).hexdigest()
     return result
@@ -288,17 +291,25 @@ def _done(calls: int, cpu: float, wall: float, **extra: Any) -> dict[str, Any]:
     }
 
 
-def run_step(step: str, paths: list[str], *extra: str) -> dict[str, Any]:
-    """Run one step in a fresh Python process and return what it measured."""
+def run_step(step: str, paths: list[str], *extra: str, src: str | None = None) -> dict[str, Any]:
+    """Run one step in a fresh Python process and return what it measured (with the package
+    under `src` first on the path when given: `--before`)."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
         json.dump(paths, fh)
         listing = fh.name
     try:
+        env = None
+        if src is not None:
+            env = {
+                **os.environ,
+                "PYTHONPATH": os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")])),
+            }
         out = subprocess.run(
             [sys.executable, __file__, "--step", step, "--paths", listing, *extra],
             capture_output=True,
             text=True,
             timeout=3600,
+            env=env,
         )
     finally:
         os.unlink(listing)
@@ -306,6 +317,39 @@ def run_step(step: str, paths: list[str], *extra: str) -> dict[str, Any]:
         raise SystemExit(f"step {step} failed:\n{out.stderr[-2000:]}")
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
+
+
+def compare_before(src: str, paths: list[str], rounds: int) -> int:
+    """The full replay with the package under `src` and with this one, interleaved (`rounds` times
+    each, memo and no memo): calls per CPU-second, medians, the load beside each run; the summaries
+    must be equal (sha256)."""
+    import statistics
+
+    rates: dict[tuple[str, bool], list[float]] = {}
+    digests: set[str] = set()
+    for n in range(rounds):
+        for memo in (True, False):
+            for name, where in (("before", src), ("now", None)):
+                f = run_step("replay", paths, *([] if memo else ["--no-memo"]), src=where)
+                rate = f["calls"] / f["cpu"]
+                rates.setdefault((name, memo), []).append(rate)
+                digests.add(f["digest"])
+                print(
+                    f"   round {n + 1}, {name:<6} {'memo' if memo else 'no memo':<8}{rate:>10,.0f} calls/s per core"
+                    f" ({f['calls']:,} calls, {f['cpu']:.1f} CPU s; memo hits {f['memo'][0]:,}), {_load()}",
+                    flush=True,
+                )
+    if len(digests) != 1:
+        raise SystemExit("the summaries differ between the packages or with and without the memo")
+    for memo in (True, False):
+        before = statistics.median(rates["before", memo])
+        now = statistics.median(rates["now", memo])
+        print(
+            f"4. full replay, repeating, {'memo' if memo else 'no memo'}: before {before:,.0f}, now {now:,.0f}"
+            f" calls/s per core (x{now / before:.2f}; medians of {rounds}; target {TARGET_PER_CORE:,})"
+        )
+    print("   every run's summary is the same (sha256 of its JSON)")
+    return 0
 
 
 def subset(root: Path, calls: int) -> list[str]:
@@ -338,6 +382,13 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--skip-dask", action="store_true")
     ap.add_argument("--skip-distinct", action="store_true", help="only the repeating set")
+    ap.add_argument(
+        "--before",
+        metavar="SRC",
+        help="a `src` directory of an earlier toolpolicy (`git archive REV src | tar -x -C DIR`): run only"
+        " the full replay of the repeating set, that package's and this one's interleaved, memo and no memo",
+    )
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds with --before")
     ap.add_argument("--no-memo", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--step", help=argparse.SUPPRESS)
     ap.add_argument("--paths", help=argparse.SUPPRESS)
@@ -377,6 +428,12 @@ def main() -> int:
         f" under {root} ({time.perf_counter() - t:.1f} s); {os.cpu_count()} CPUs, {_load()}"
     )
     everything = [str(sets["repeating"])]
+    if args.before:
+        try:
+            return compare_before(args.before, everything, args.rounds)
+        finally:
+            if not args.keep and not args.dir:
+                shutil.rmtree(root, ignore_errors=True)
     try:
         for name, where in sets.items():
             st = run_step("stats", [str(where)])

@@ -139,6 +139,7 @@ class Cell:
     p99_ns: int | None = None
     server_cpu_s: float | None = None
     client_cpu_s: float | None = None
+    load: float = field(default_factory=lambda: os.getloadavg()[0])  # 1-min load average at the start
 
     def row(self) -> dict[str, Any]:
         lat = sorted(self.latencies_ns)
@@ -158,6 +159,7 @@ class Cell:
             "client_cpu_us": _per(self.client_cpu_s, n),
             "errors": self.errors,
             "wrong": self.wrong,
+            "load": round(self.load, 2),
         }
 
 
@@ -182,9 +184,9 @@ def tree_cpu_seconds(root: int) -> float:
     total, todo = 0, [root]
     while todo:
         pid = todo.pop()
-        fields = stats.get(pid)
-        if fields is not None:
-            total += int(fields[11]) + int(fields[12])  # utime, stime (clock ticks)
+        stat = stats.get(pid)
+        if stat is not None:
+            total += int(stat[11]) + int(stat[12])  # utime, stime (clock ticks)
         todo += children.get(pid, [])
     return total / os.sysconf("SC_CLK_TCK")
 
@@ -602,21 +604,21 @@ def _format(row: dict[str, Any]) -> str:
         f"{row['what']:<34} {row['generator']:<6} workers={row['workers'] or '-':<2} c={row['concurrency']:<3} "
         f"{row['decisions_per_s']:>8} decisions/s  p50 {p50} ms  p99 {p99} ms  "
         f"cpu/decision: server {row['server_cpu_us'] or '-'} µs, client {row['client_cpu_us'] or '-'} µs  "
-        f"({row['requests']} requests, {row['errors']} errors, {row['wrong']} wrong)"
+        f"({row['requests']} requests, {row['errors']} errors, {row['wrong']} wrong; load {row['load']})"
     )
 
 
 def _table(rows: list[dict[str, Any]]) -> str:
     lines = [
         "| what | generator | workers | concurrency | decisions/s | p50 ms | p99 ms "
-        "| server CPU µs/decision | client CPU µs/decision | errors+wrong |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| server CPU µs/decision | client CPU µs/decision | errors+wrong | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
             f"| {r['what']} | {r['generator']} | {r['workers'] or '-'} | {r['concurrency']} | {r['decisions_per_s']} "
             f"| {r['p50_ms']} | {r['p99_ms']} | {r['server_cpu_us'] or '-'} | {r['client_cpu_us'] or '-'} "
-            f"| {r['errors'] + r['wrong']} |"
+            f"| {r['errors'] + r['wrong']} | {r['load']} |"
         )
     return "\n".join(lines)
 

@@ -181,3 +181,57 @@ def test_a_replay_is_the_same_with_and_without_the_memo(history: Path, against: 
         results.append((json.dumps(rendered, sort_keys=True), records))
     assert results[0] == results[1]
     assert json.loads(results[0][0])["calls"] == 3006
+
+
+@pytest.mark.parametrize("against", [False, True])
+def test_the_call_memo_counts_repeats_exactly_as_deciding_them_does(history: Path, against: bool) -> None:
+    """Without per-call records a replay counts repeated calls from the call memo (keyed on the
+    arguments' recorded text): the summary is the one of a replay that decides every call."""
+    from toolpolicy.replay.run import Replayer
+    from toolpolicy.replay.summary import Summary
+
+    policy = load_policy(text=POLICY, name="p.yaml")
+    old = load_policy(text=OLD_POLICY, name="o.yaml") if against else None
+    plan = make_plan([str(history)], max_line_bytes=1 << 24, partition_bytes=100_000)
+    rendered = []
+    for memo in (True, False):
+        replayer = Replayer(policy, old, ReplayOptions(memo=memo, examples=2))
+        summary = Summary(examples=2)
+        for partition in plan.partitions:
+            replayer.read(partition, summary, None)
+        if memo:
+            assert replayer.call_memo is not None and replayer.call_memo.hits > 200
+            assert {agent for agent, _ in replayer.call_memo.tools} == {"claude-code", "codex"}
+        else:
+            assert replayer.call_memo is None and replayer.memo_hits == 0
+        out = to_json(summary, policy, policy_path="p.yaml", old=old, old_path="o.yaml" if old else None)
+        rendered.append(json.dumps(out, sort_keys=True))
+    assert rendered[0] == rendered[1] and json.loads(rendered[0])["calls"] == 3000
+
+
+def test_the_call_memo_keys_on_the_recorded_text_the_working_directory_and_the_agent(tmp_path: Path) -> None:
+    from toolpolicy.replay.run import Replayer
+    from toolpolicy.replay.summary import Summary
+
+    def line(n: int, cwd: str, raw: str) -> str:
+        return (
+            f'{{"type":"assistant","cwd":"{cwd}","sessionId":"s","timestamp":"2026-01-01T00:00:00Z",'
+            f'"message":{{"content":[{{"type":"tool_use","id":"t{n}","name":"Read","input":{raw}}}]}}}}\n'
+        )
+
+    raws = ['{"file_path":"passwd"}', '{"file_path": "passwd"}', '{"file_path":"passwd","limit":1}']
+    text = "".join(
+        line(n, cwd, raw) for n, (cwd, raw) in enumerate((c, r) for c in ("/etc", "/w") for r in raws)
+    )
+    path = tmp_path / "t.jsonl"
+    path.write_text(text * 2)
+    policy = load_policy(text=RULES, name="r.yaml")
+    replayer = Replayer(policy, None, ReplayOptions())
+    summary = Summary()
+    replayer.read(make_plan([str(path)], max_line_bytes=1 << 20).partitions[0], summary, None)
+    assert replayer.call_memo is not None
+    assert (replayer.call_memo.lookups, replayer.call_memo.hits) == (
+        12,
+        6,
+    )  # 6 distinct keys, each seen twice
+    assert summary.decisions == {"allow": 6, "ask": 0, "deny": 6}  # passwd under /etc is /etc/passwd: denied

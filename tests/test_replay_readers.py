@@ -301,3 +301,31 @@ def test_the_tool_map_shortcut_maps_as_the_full_mapping_does() -> None:
                         tool,
                         args,
                     )
+
+
+def test_a_tool_use_input_the_parser_rejects_is_a_skipped_line_not_a_crash(tmp_path: Path) -> None:
+    """msgspec passes over a number beyond a double's range; the arguments' parser does not."""
+    from toolpolicy import load_policy
+    from toolpolicy.replay.run import ReplayOptions, run_local
+
+    pytest.importorskip("msgspec", reason="the replay extra is not installed")  # `.ci/run` installs it
+    good = '{"type":"assistant","message":{"content":[{"type":"tool_use","id":"a","name":"Bash","input":{"command":"ls"}}]}}'
+    bad = good.replace('"ls"}', '"ls","n":1e999}')
+    path = write(tmp_path / "t.jsonl", "\n".join([good, bad, good, bad]) + "\n")
+    items = list(read_piece(Piece(str(path), "claude-code")))
+    assert [(type(i).__name__, i.where.line) for i in items] == [
+        ("RecordedCall", 1),
+        ("Skipped", 2),
+        ("RecordedCall", 3),
+        ("Skipped", 4),
+    ]
+    assert items[1].reason == MALFORMED and "invalid JSON" in items[1].message
+    policy = load_policy(text="version: 1\nname: p\nprofile: claude-code\ndefault: ask\n", name="p.yaml")
+    partitions = [[Piece(str(path), "claude-code")]]
+    for memo in (True, False):  # the lazy reader (memo) and the eager one skip the same lines
+        summary = run_local(partitions, policy, None, ReplayOptions(memo=memo))
+        assert (summary.calls, summary.skip_reasons) == (2, {MALFORMED: 2})
+        assert [(p.where.line, p.message) for p in summary.problems] == [
+            (2, items[1].message),
+            (4, items[3].message),
+        ]

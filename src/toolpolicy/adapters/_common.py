@@ -202,7 +202,10 @@ def reason_text(decision: Any) -> str:
 
 def one_line(text: str, limit: int = MAX_REASON_CHARS) -> str:
     """Control characters (newlines, NUL) become spaces; long text is cut with an ellipsis."""
-    clean = "".join(ch if ch.isprintable() else " " for ch in text).strip()
+    if text.isprintable():  # the common case, in C: nothing to replace
+        clean = text.strip()
+    else:
+        clean = "".join(ch if ch.isprintable() else " " for ch in text).strip()
     return clean if len(clean) <= limit else clean[: limit - 1] + "…"
 
 

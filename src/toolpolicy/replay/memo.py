@@ -30,6 +30,16 @@ is consistent anyway: Dask workers read them at different times too).
 The memo is bounded (`MAX_ENTRIES`; emptied when full), so memory stays flat in the input size. A
 tool whose calls seldom repeat (reads and edits of ever new paths) stops being memoised after
 `PROBE` lookups, so it neither pays for keys that never hit nor pushes the repeating calls out.
+
+`CallMemo`, in front of the deciders, goes one step further for calls whose reader kept the
+arguments' recorded JSON text (`RecordedCall.raw`: Claude Code's `tool_use` input, Codex's
+`arguments` string): it keys on
+`(agent, recorded tool, cwd, home, that text)` and keeps what the summary needs of the call once
+mapped and decided (`Summariser.outcome`). Equal text is equal arguments (the parser is
+deterministic), the tool map is a function of the agent, the tool, the arguments and the profile
+(fixed per run), and the decisions are those of the deciders above: so a repeat is counted from the
+memo without parsing its arguments, mapping or deciding it. It is used only when every decider of
+the run is memoised (`memo_safe`) and no per-call records are written; same bounds, same probing.
 """
 
 from __future__ import annotations
@@ -131,3 +141,49 @@ _dumps = _json_dumps()
 # A `null` outside a string: JSON's null, or what orjson writes for NaN and the infinities (so
 # `{"a": NaN}` and `{"a": null}` would share a key): such arguments are decided afresh.
 _NULL = re.compile(r"(?:^|[:,\[])null")
+
+
+class CallMemo:
+    """What a recorded call came to (`Summariser.outcome`s), by its recorded spelling (see the module)."""
+
+    __slots__ = ("entries", "hits", "lookups", "tools")
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        self.tools: dict[tuple[str | None, str], list[int]] = {}  # (agent, tool) -> [lookups, hits], or _OFF
+        self.hits = 0
+        self.lookups = 0
+
+    def key(
+        self, agent: str | None, tool: str, cwd: Any, home: Any, raw: bytes | str
+    ) -> tuple[Any, ...] | None:
+        """The memo key of a call, or None when it is not memoised (see `Decider.decide`)."""
+        if len(raw) > MAX_KEY_CHARS:
+            return None
+        if (cwd is not None and type(cwd) is not str) or (home is not None and type(home) is not str):
+            return None
+        stats = self.tools.get((agent, tool))
+        if stats is None:
+            stats = self.tools[agent, tool] = [0, 0]
+        elif stats is _OFF:
+            return None
+        stats[0] += 1
+        self.lookups += 1
+        return (agent, tool, cwd, home, raw)
+
+    def get(self, key: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        entry = self.entries.get(key)
+        if entry is not None:
+            self.hits += 1
+            self.tools[key[0], key[1]][1] += 1
+        return entry
+
+    def put(self, key: tuple[Any, ...], outcomes: tuple[Any, ...]) -> None:
+        stats = self.tools[key[0], key[1]]
+        if stats[0] >= PROBE and stats[1] * 4 < stats[0]:
+            self.tools[key[0], key[1]] = _OFF  # these calls rarely repeat: the memo would only cost
+            return
+        entries = self.entries
+        if len(entries) >= MAX_ENTRIES:
+            entries.clear()
+        entries[key] = outcomes

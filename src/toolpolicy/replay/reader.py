@@ -40,11 +40,15 @@ class Piece:
 
 
 def read_piece(
-    piece: Piece, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    piece: Piece, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, lazy: bool = False
 ) -> Iterator[RecordedCall | Skipped]:
-    """Every recorded call and skipped line of one piece, in file order."""
+    """Every recorded call and skipped line of one piece, in file order.
+
+    `lazy`: a call read with its arguments' recorded JSON text (`RecordedCall.raw`) may come with
+    `args` None, for the caller to parse only when it needs them (the replay's call memo)."""
     fmt = registry()[piece.format](piece.path)
-    markers = _marker_test(fmt.markers)
+    marker = fmt.markers[0] if len(fmt.markers) == 1 else None  # one marker: tested inline
+    markers = _marker_test(fmt.markers) if marker is None else None
     fast = getattr(fmt, "line_records", None)  # a format's own reader of a whole line, if it has one
     path = piece.path
     try:
@@ -57,12 +61,12 @@ def read_piece(
             text = line.strip()
             if not text:
                 continue
-            if markers is not None and not markers(text):
+            if (marker not in text) if marker is not None else (markers is not None and not markers(text)):
                 if text[0] != 0x7B or text[-1] != 0x7D:
                     yield Skipped(Where(path, lineno), MALFORMED, _not_an_object(line))
                 continue
             if fast is not None:
-                calls = fast(text, Where(path, lineno))
+                calls = fast(text, Where(path, lineno), lazy)
                 if calls is not None:
                     yield from calls
                     continue

@@ -46,6 +46,9 @@ class RecordedCall:
     None when the record already speaks the policy's vocabulary (decision logs, plain JSONL).
     `context` is what a live hook would have passed (`cwd`, `agent`, `session_id`, `tool_use_id`).
     `timestamp` is the recorded time as written (RFC 3339 in every known format), or None.
+    `raw` is the arguments' JSON text exactly as recorded, when a reader kept it (the replay's
+    call memo keys on it: equal text, equal arguments; not part of equality). `args` None with
+    `raw` set means not parsed yet (a lazy reader: `formats.claude_code.parse_raw` parses it).
     """
 
     tool: str
@@ -55,3 +58,4 @@ class RecordedCall:
     context: dict[str, Any] = field(default_factory=dict)
     timestamp: str | None = None
     session: str | None = None
+    raw: bytes | str | None = field(default=None, compare=False)

@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .formats.claude_code import bad_arguments, parse_raw
 from .lines import DEFAULT_MAX_LINE_BYTES
-from .memo import Decider
+from .memo import CallMemo, Decider
 from .reader import Piece, read_piece
 from .records import RecordedCall, Skipped
 from .summary import WEIGHT, Summariser, Summary
@@ -68,44 +69,88 @@ class Replayer:
             if old is not None
             else None
         )
+        deciders = (self.decider,) if self.old_decider is None else (self.decider, self.old_decider)
+        self.call_memo = CallMemo() if all(d.memoised for d in deciders) else None
+
+    @property
+    def memo_hits(self) -> int:
+        """Calls answered from a memo (the call memo's and the deciders')."""
+        deciders = (self.decider,) if self.old_decider is None else (self.decider, self.old_decider)
+        return sum(d.hits for d in deciders) + (self.call_memo.hits if self.call_memo is not None else 0)
 
     def read(self, pieces: list[Piece], summary: Summary, emit: Emit | None) -> int:
         """Decide every call of `pieces` into `summary` (records to `emit`); returns the bytes read."""
         options = self.options
         summariser = Summariser(self.policy, summary)
         add = summariser.add
+        add_outcome = summariser.add_outcome
+        outcome = summariser.outcome
         decide = self.decider.decide
         old_decide = self.old_decider.decide if self.old_decider is not None else None
+        fresh = self.decider.engine.decide
+        old_fresh = self.old_decider.engine.decide if self.old_decider is not None else None
         profile = self.policy.profile
         old_profile = self.old.profile if self.old is not None else profile
         cwd = options.cwd
+        memo = self.call_memo if emit is None else None
         size = 0
         for piece in pieces:
             size += piece.size
             if piece.start == 0:
                 summary.count_file(piece.format)
-            for item in read_piece(piece, max_line_bytes=options.max_line_bytes):
+            for item in read_piece(piece, max_line_bytes=options.max_line_bytes, lazy=memo is not None):
                 if type(item) is Skipped:
                     summary.skip(item)
                     if emit is not None:
                         emit(_skipped_record(item))
                     continue
                 assert isinstance(item, RecordedCall)
+                context = item.context
+                if cwd and "cwd" not in context:
+                    context = {**context, "cwd": cwd}
+                key = None
+                if memo is not None and item.raw is not None:
+                    key = memo.key(item.agent, item.tool, context.get("cwd"), context.get("home"), item.raw)
+                    if key is not None:
+                        known = memo.get(key)
+                        if known is not None:
+                            for each in known:
+                                add_outcome(each, item.where, item.timestamp)
+                            continue
+                    if item.args is None:
+                        try:
+                            item.args = parse_raw(item.raw)
+                        except ValueError as exc:
+                            summary.skip(bad_arguments(item.where, exc))
+                            continue
                 calls = map_call(item, profile)
                 olds = calls if old_profile == profile else map_call(item, old_profile)
                 if len(olds) != len(calls):
                     olds = calls
+                outcomes = []
                 for call, old_call in zip(calls, olds):
-                    context = call.context
-                    if cwd and "cwd" not in context:
-                        context = {**context, "cwd": cwd}
-                    decision = decide(call.tool, call.args, context)
-                    before = None
-                    if old_decide is not None:
-                        before = old_decide(old_call.tool, old_call.args, context)
-                    add(call, decision, before)
+                    if key is None:
+                        decision = decide(call.tool, call.args, context)
+                        before = (
+                            None if old_decide is None else old_decide(old_call.tool, old_call.args, context)
+                        )
+                    else:  # the call memo keeps it: the deciders' memos would only hold it twice
+                        decision = fresh(call.tool, call.args, context=context)
+                        before = (
+                            None
+                            if old_fresh is None
+                            else old_fresh(old_call.tool, old_call.args, context=context)
+                        )
+                    if key is not None:
+                        each = outcome(call, decision, before)
+                        outcomes.append(each)
+                        add_outcome(each, call.where, call.timestamp)
+                    else:
+                        add(call, decision, before)
                     if emit is not None:
                         emit(_call_record(call, decision, before))
+                if key is not None:
+                    memo.put(key, tuple(outcomes))  # type: ignore[union-attr]
         summariser.flush()
         return size
 

@@ -33,6 +33,22 @@ _TALLY_KEYS = 4096  # distinct (decision, source, rule, tool, hour) counted befo
 _HEAD_MEMO = 8192  # command heads kept per summariser (emptied when full)
 
 
+class Outcome(NamedTuple):
+    """What the summary counts of a decided call besides its place and time (`Summariser.outcome`):
+    the decision's strings, the primary argument's text and command head when they are shown (a
+    call not allowed, or whose decision changed) and the change. Strings only: the call memo keeps
+    many, and tuples of strings are not walked by the cyclic garbage collector."""
+
+    tool: str
+    verdict: str
+    source: str
+    rule: str | None
+    text: str | None
+    head: str | None
+    before: str | None  # the old policy's verdict (with `--against`)
+    labels: tuple[str, str] | None  # when the verdict changed: the old and the new deciding rule
+
+
 class Example(NamedTuple):
     """A call shown as an example: where it was recorded, its tool and its primary argument."""
 
@@ -174,6 +190,7 @@ class Summariser:
         self._heads: dict[tuple[str, str], str] = {}  # (tool, text) -> its command head
 
     def add(self, call: RecordedCall, decision: Any, old: Any = None) -> None:
+        """Count one decided call (`add_outcome(outcome(...))`, without building the outcome)."""
         verdict = str(decision.decision)
         tool = call.tool
         tally = self._tally
@@ -181,10 +198,45 @@ class Summariser:
         tally[key] = tally.get(key, 0) + 1
         if len(tally) > _TALLY_KEYS:
             self.flush()
+        text = None
         if verdict != "allow":
-            self._add_head(call, verdict)
+            text = self.text(call)
+            self._add_head(tool, text, self._head(tool, text), call.where, verdict)
         if old is not None:
-            self._compare(call, decision, verdict, old)
+            before = str(old.decision)
+            labels = None
+            if before != verdict:
+                labels = (_label(old), _label(decision))
+                if text is None:
+                    text = self.text(call)
+            self._compare(tool, text, call.where, verdict, before, labels)
+
+    def outcome(self, call: RecordedCall, decision: Any, old: Any = None) -> Outcome:
+        """What the summary keeps of a decided call apart from its place and time: the same for
+        every call with the same tool and arguments decided the same way (the call memo keeps it)."""
+        verdict = str(decision.decision)
+        tool = call.tool
+        text = head = None
+        before = None if old is None else str(old.decision)
+        if verdict != "allow" or (before is not None and before != verdict):
+            text = self.text(call)
+            if verdict != "allow":
+                head = self._head(tool, text)
+        labels = None if before is None or before == verdict else (_label(old), _label(decision))
+        return Outcome(tool, verdict, str(decision.source), decision.rule, text, head, before, labels)
+
+    def add_outcome(self, outcome: Outcome, where: Where, timestamp: str | None) -> None:
+        """Count one call of `outcome`, recorded at `where` and `timestamp`."""
+        tool, verdict, source, rule, text, head, before, labels = outcome
+        tally = self._tally
+        key = (verdict, source, rule, tool, _hour(timestamp))
+        tally[key] = tally.get(key, 0) + 1
+        if len(tally) > _TALLY_KEYS:
+            self.flush()
+        if head is not None:
+            self._add_head(tool, text, head, where, verdict)  # type: ignore[arg-type]
+        if before is not None:
+            self._compare(tool, text, where, verdict, before, labels)
 
     def flush(self) -> None:
         """Spread the tally over the summary's counters."""
@@ -215,9 +267,7 @@ class Summariser:
                 bucket[index] += n
         self._tally.clear()
 
-    def _add_head(self, call: RecordedCall, verdict: str) -> None:
-        tool = call.tool
-        text = self.text(call)
+    def _head(self, tool: str, text: str) -> str:
         heads = self._heads
         head = heads.get((tool, text))
         if head is None:
@@ -225,28 +275,38 @@ class Summariser:
             if len(heads) >= _HEAD_MEMO:
                 heads.clear()
             heads[(tool, text)] = head
+        return head
+
+    def _add_head(self, tool: str, text: str, head: str, where: Where, verdict: str) -> None:
         entry = self.summary.heads[verdict].get((tool, head))
-        if entry is not None and entry[1].where < call.where:
+        if entry is not None and entry[1].where < where:
             entry[0] += 1  # an earlier example is kept: no new one to build
             return
-        self.summary._add_head(verdict, (tool, head), 1, Example(call.where, tool, text))
+        self.summary._add_head(verdict, (tool, head), 1, Example(where, tool, text))
 
-    def _compare(self, call: RecordedCall, decision: Any, verdict: str, old: Any) -> None:
+    def _compare(
+        self,
+        tool: str,
+        text: str | None,
+        where: Where,
+        verdict: str,
+        before: str,
+        labels: tuple[str, str] | None,
+    ) -> None:
         s = self.summary
         s.against = True
-        before = str(old.decision)
         s.old_decisions[before] = s.old_decisions.get(before, 0) + 1
-        if before == verdict:
+        if labels is None:  # the same decision
             return
         direction = NARROWING if WEIGHT[verdict] > WEIGHT[before] else WIDENING
         s.changes[direction] += 1
-        key = (direction, before, verdict, _label(old), _label(decision))
+        key = (direction, before, verdict, *labels)
         group = s.change_groups.get(key)
         if group is None:
             group = s.change_groups[key] = [0, []]
         group[0] += 1
-        if len(group[1]) < s.examples or call.where < group[1][-1].where:
-            _keep_smallest(group[1], Example(call.where, call.tool, self.text(call)), s.examples)
+        if len(group[1]) < s.examples or where < group[1][-1].where:
+            _keep_smallest(group[1], Example(where, tool, text or ""), s.examples)
 
     def _spec(self, tool: str) -> tuple[str | None, str, bool]:
         spec = self._specs.get(tool)

@@ -42,8 +42,10 @@ from starlette.types import Receive, Scope, Send
 from .console import setup_logging
 from .decide_api import decide_batch, decide_one
 from .decision_log import open_target
-from .hooks_api import handle_hook
+from .hooks_api import HookRoute, handle_hook
 from .http_util import (
+    JSON_TYPE,
+    Answer,
     Problem,
     check_authorization,
     check_token,
@@ -51,11 +53,14 @@ from .http_util import (
     dumps,
     json_response,
     parse_json_object,
+    problem_answer,
     problem_response,
     read_body,
+    read_head,
     receive_body,
     require_json,
     require_json_type,
+    send_answer,
 )
 from .metrics import Metrics
 from .policy_store import PolicyStore
@@ -70,79 +75,53 @@ Handler = Callable[[Service, Request], Awaitable[Response]]
 class ServeApp:
     """The ASGI app of `policy serve`: the hot POST routes directly, the rest through Starlette."""
 
-    def __init__(
-        self,
-        router: Starlette,
-        service: Service,
-        hook: Callable[[Request, str], Awaitable[Response]],
-    ) -> None:
+    def __init__(self, router: Starlette, service: Service) -> None:
         self.router = router
         self.state = router.state
         self.service = service
-        self._hook = hook
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "POST" and not scope.get("root_path"):
             path: str = scope["path"]
-            response = None
             if path == "/v1/decide":
-                await self._decide(scope, receive, send)
+                await send_answer(send, await self._decide(scope, receive))
                 return
-            elif path.startswith(HOOKS_PREFIX) and "/" not in path[len(HOOKS_PREFIX) :]:
+            if path.startswith(HOOKS_PREFIX) and "/" not in path[len(HOOKS_PREFIX) :]:
                 protocol = path[len(HOOKS_PREFIX) :]
                 if protocol:  # the route `/v1/hooks/{protocol}`, as Starlette would match it
-                    response = await self._hook(Request(scope, receive), protocol)
-            if response is not None:
-                await response(scope, receive, send)
-                return
+                    await send_answer(send, await handle_hook(self.service, scope, receive, protocol))
+                    return
         await self.router(scope, receive, send)
 
-    async def _decide(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _decide(self, scope: Scope, receive: Receive) -> Answer:
         """`POST /v1/decide` on raw ASGI: the same checks, answers and metrics as the Starlette
         endpoints (`_endpoint(_decide)`), without building a Request and a Response per call."""
         service = self.service
         started = time.perf_counter()
-        content_type = length = None
-        authorization = ""
-        for name, value in scope["headers"]:
-            if name == b"content-type":
-                content_type = value.decode("latin-1")
-            elif name == b"content-length":
-                length = value.decode("latin-1")
-            elif name == b"authorization":
-                authorization = value.decode("latin-1")
-        headers: list[tuple[bytes, bytes]] = []
+        head = read_head(scope)
         try:
-            check_authorization(authorization, service.token)
-            require_json_type(content_type)
-            body = await receive_body(receive, length, service.settings.max_body_bytes)
+            check_authorization(head.authorization, service.token)
+            require_json_type(head.content_type)
+            body = await receive_body(receive, head.content_length, service.settings.max_body_bytes)
             data = parse_json_object(decode_utf8(body))
             payload, snapshot = await decide_one(service, data, len(body))
-            status, answer = 200, dumps(payload)
-            if snapshot.digest:
-                headers.append((b"x-toolpolicy-policy-digest", snapshot.digest.encode("latin-1")))
+            digest = snapshot.digest
+            answer = Answer(200, dumps(payload), JSON_TYPE, {DIGEST_HEADER: digest} if digest else None)
         except Problem as problem:
             service.metrics.http_errors.labels("decide", str(problem.status)).inc()
-            body_json = problem.to_json()
-            if problem.code == "no_policy":
-                body_json.update({"decision": "deny", "reason": problem.message})
-            status, answer = problem.status, dumps(body_json)
-            headers.extend(
-                (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in problem.headers.items()
-            )
-            headers.append((b"x-toolpolicy-error", problem.code.encode("latin-1")))
+            extra = {"decision": "deny", "reason": problem.message} if problem.code == "no_policy" else None
+            answer = problem_answer(problem, extra)
+            answer = answer._replace(headers={**(answer.headers or {}), "x-toolpolicy-error": problem.code})
         except Exception as exc:  # INVARIANT: an internal error is a JSON 500 deny, never a traceback
             logger.exception("policy serve: internal error in decide")
             service.metrics.http_errors.labels("decide", "500").inc()
             failure = Problem(500, "internal_error", f"internal error: {type(exc).__name__}: {exc}")
-            status, answer = 500, dumps({**failure.to_json(), "decision": "deny"})
+            answer = problem_answer(failure, {"decision": "deny"})
         service.metrics.observe("decide", time.perf_counter() - started)
-        headers.append((b"content-type", b"application/json"))
-        headers.append((b"content-length", str(len(answer)).encode("latin-1")))
-        await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": answer})
+        return answer
 
 
+DIGEST_HEADER = "x-toolpolicy-policy-digest"
 HOOKS_PREFIX = "/v1/hooks/"
 
 
@@ -164,7 +143,7 @@ def create_app(settings: ServeSettings, *, policy: Any = None, token: bytes | No
     routes = [
         Route("/v1/decide", decide, methods=["POST"]),
         Route("/v1/decide/batch", _endpoint(service, "decide_batch", _batch), methods=["POST"]),
-        Route("/v1/hooks/{protocol}", _hook_endpoint(service), methods=["POST"]),
+        Route("/v1/hooks/{protocol}", HookRoute(service), methods=["POST"]),
         Route("/v1/policy", _endpoint(service, "policy", _policy), methods=["GET"]),
         Route("/healthz", _open_endpoint(service, _healthz), methods=["GET"]),
         Route("/readyz", _open_endpoint(service, _readyz), methods=["GET"]),
@@ -195,11 +174,7 @@ def create_app(settings: ServeSettings, *, policy: Any = None, token: bytes | No
         exception_handlers={HTTPException: _http_exception},  # type: ignore[dict-item]
     )
     app.state.service = service
-
-    async def hook(request: Request, protocol: str) -> Response:
-        return await handle_hook(service, request, protocol)
-
-    return ServeApp(app, service, hook)
+    return ServeApp(app, service)
 
 
 def app_from_env() -> ServeApp:
@@ -263,13 +238,6 @@ def _endpoint(service: Service, name: str, handler: Handler) -> Callable[[Reques
 def _open_endpoint(service: Service, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         return await handler(service, request)
-
-    return endpoint
-
-
-def _hook_endpoint(service: Service) -> Callable[[Request], Awaitable[Response]]:
-    async def endpoint(request: Request) -> Response:
-        return await handle_hook(service, request, request.path_params["protocol"])
 
     return endpoint
 

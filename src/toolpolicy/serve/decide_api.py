@@ -45,7 +45,7 @@ def parse_call(data: Any, defaults: dict[str, Any] | None = None, where: str = "
     if not isinstance(data, dict):
         raise Problem(400, "bad_call", f"{where}a call is a JSON object, not {type_name(data)}")
     _no_unknown(data, CALL_FIELDS, where)
-    merged = {**(defaults or {}), **data}
+    merged = {**defaults, **data} if defaults else data
     tool = merged.get("tool")
     if not isinstance(tool, str) or not tool:
         raise Problem(400, "bad_call", f"{where}`tool` must be a non-empty string")

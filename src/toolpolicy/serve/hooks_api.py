@@ -34,22 +34,26 @@ import json
 import time
 from functools import partial
 from typing import Any
+from urllib.parse import parse_qsl
 
-from starlette.requests import Request
-from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from .. import adapters
 from ..adapters import AdapterResult, HookOptions
 from ..vocabulary import Mode
 from .http_util import (
     JSON_TYPE,
+    Answer,
+    Head,
     Problem,
-    check_token,
+    check_authorization,
     decode_utf8,
     dumps,
-    problem_response,
-    read_body,
-    require_json,
+    problem_answer,
+    read_head,
+    receive_body,
+    require_json_type,
+    send_answer,
 )
 from .lifecycle import dispatch_answer, lifecycle_event
 from .policy_store import Snapshot
@@ -94,18 +98,20 @@ class _ObservedEngine:
         return getattr(self._engine, name)
 
 
-def hook_options(request: Request, cap: int) -> HookOptions:
+def hook_options(query: bytes, head: Head, cap: int) -> HookOptions:
     """The `policy hook` flags, from the query string and the forwarded-environment header."""
-    if not request.scope.get("query_string") and ENV_HEADER not in request.headers:
+    if not query and head.hook_env is None:
         return _default_options(cap)  # the common case (an agent's http hook): nothing to parse
-    params = request.query_params
-    for key in params:
+    pairs = parse_qsl(query.decode("latin-1"), keep_blank_values=True)  # as Starlette's QueryParams
+    params: dict[str, str] = {}
+    for key, value in pairs:
         if key not in QUERY_OPTIONS:
             raise Problem(
                 400, "unknown_option", f"unknown query option `{key}`; known: {', '.join(QUERY_OPTIONS)}"
             )
-        if len(params.getlist(key)) > 1:
+        if key in params:
             raise Problem(400, "bad_option", f"query option `{key}` given more than once")
+        params[key] = value
     mode = params.get("mode") or None
     if mode is not None and mode not in HOOK_MODES:
         raise Problem(400, "bad_option", f"unknown mode `{mode}`; expected one of {', '.join(HOOK_MODES)}")
@@ -117,7 +123,7 @@ def hook_options(request: Request, cap: int) -> HookOptions:
         exit_2=_flag(params.get("exit_2"), "exit_2"),
         ask_allows=_flag(params.get("ask_allows"), "ask_allows"),
         tool=params.get("tool") or None,
-        env=_forwarded_env(request.headers.get(ENV_HEADER)),
+        env=_forwarded_env(head.hook_env),
         cwd=cwd,
         max_input_chars=cap,
     )
@@ -151,11 +157,19 @@ def _forwarded_env(raw: str | None) -> dict[str, str]:
     return {k: v for k, v in data.items() if k.startswith(FORWARDED_ENV_PREFIXES)}
 
 
-def wants_envelope(request: Request) -> bool:
-    return ENVELOPE_TYPE in request.headers.get("accept", "")
+class HookRoute:
+    """`POST /v1/hooks/{protocol}` as a raw ASGI app (the protocol from Starlette's path params);
+    `ServeApp` calls `handle_hook` directly on its fast path."""
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        protocol = scope["path_params"]["protocol"]
+        await send_answer(send, await handle_hook(self.service, scope, receive, protocol))
 
 
-async def handle_hook(service: Service, request: Request, protocol: str) -> Response:
+async def handle_hook(service: Service, scope: Scope, receive: Receive, protocol: str) -> Answer:
     """Answer one hook request (never raises: every failure is the protocol's deny)."""
     if protocol not in adapters.PROTOCOLS:
         problem = Problem(
@@ -164,33 +178,35 @@ async def handle_hook(service: Service, request: Request, protocol: str) -> Resp
             f"unknown hook protocol `{protocol}`; known: {', '.join(sorted(adapters.PROTOCOLS))}",
         )
         service.metrics.http_errors.labels("hook", str(problem.status)).inc()
-        return problem_response(problem)
+        return problem_answer(problem)
     started = time.perf_counter()
-    envelope = wants_envelope(request)
+    head = read_head(scope)
+    envelope = ENVELOPE_TYPE in head.accept
     snapshot = service.snapshot  # INVARIANT: one policy for the whole request
     seen: list[Any] = []
     text: str | None = None
+    cap = service.settings.max_body_bytes
     try:
-        check_token(request, service.token)
-        options = hook_options(request, service.settings.max_body_bytes)
-        require_json(request)
-        body = await read_body(request, service.settings.max_body_bytes)
+        check_authorization(head.authorization, service.token)
+        options = hook_options(scope.get("query_string", b""), head, cap)
+        require_json_type(head.content_type)
+        body = await receive_body(receive, head.content_length, cap)
         text = decode_utf8(body)
         result = await _decide(service, snapshot, protocol, text, options, seen, len(body))
     except Problem as problem:
         service.metrics.http_errors.labels("hook", str(problem.status)).inc()
         service.metrics.hook_failures.labels(protocol, problem.code).inc()
         if envelope:
-            return problem_response(problem)
+            return problem_answer(problem)
         reason = _problem_reason(problem)
         result = adapters.fail_closed(protocol, reason)
-        options = HookOptions(max_input_chars=service.settings.max_body_bytes)
+        options = _default_options(cap)
         headers = {"x-toolpolicy-error": problem.code, "x-toolpolicy-exit-code": str(result.exit_code)}
         return _agent_form(protocol, text, result, options, headers)
     except Exception as exc:  # INVARIANT: never a 500 that an agent would let through
         reason = f"toolpolicy: internal error: {type(exc).__name__}: {exc}; the call is denied (fail-closed)"
         result = adapters.fail_closed(protocol, reason)  # counted below, as `internal`
-        options = HookOptions(max_input_chars=service.settings.max_body_bytes)
+        options = _default_options(cap)
     for decision in seen:
         service.metrics.count_decision("hook", decision)
     if not seen and (result.exit_code != 0 or "(fail-closed)" in result.stderr):
@@ -200,11 +216,9 @@ async def handle_hook(service: Service, request: Request, protocol: str) -> Resp
         headers["x-toolpolicy-decision"] = str(seen[-1].decision)
     if snapshot.digest:
         headers["x-toolpolicy-policy-digest"] = snapshot.digest
-    response = (
-        _envelope(result, headers) if envelope else _agent_form(protocol, text, result, options, headers)
-    )
+    answer = _envelope(result, headers) if envelope else _agent_form(protocol, text, result, options, headers)
     service.metrics.observe("hook", time.perf_counter() - started)
-    return response
+    return answer
 
 
 async def _decide(
@@ -226,8 +240,14 @@ async def _decide(
         return _ObservedEngine(snapshot.engine(mode, session_id), seen)
 
     offload = snapshot.has_hooks or size > INLINE_MAX_BODY
-    run = partial(adapters.handle, protocol, text, factory, options=options)
+    run = partial(_adapter(protocol).handle, text, factory, options=options)  # = adapters.handle
     return await service.run(offload, run)
+
+
+@functools.lru_cache(maxsize=64)
+def _adapter(protocol: str) -> Any:
+    """`adapters.get_adapter`, once per protocol (it imports the module by name at every call)."""
+    return adapters.get_adapter(protocol)
 
 
 def _problem_reason(problem: Problem) -> str:
@@ -248,24 +268,24 @@ def _failure_kind(stderr: str) -> str:
     return "other"
 
 
-def _envelope(result: AdapterResult, headers: dict[str, str]) -> Response:
+def _envelope(result: AdapterResult, headers: dict[str, str]) -> Answer:
     body = {"exit_code": result.exit_code, "stdout": result.stdout, "stderr": result.stderr}
-    return Response(dumps(body), status_code=200, media_type=ENVELOPE_TYPE, headers=headers)
+    return Answer(200, dumps(body), ENVELOPE_TYPE, headers)
 
 
 def _agent_form(
     protocol: str, text: str | None, result: AdapterResult, options: HookOptions, headers: dict[str, str]
-) -> Response:
+) -> Answer:
     if result.exit_code == 0:
-        return Response(result.stdout.encode("utf-8"), status_code=200, media_type=JSON_TYPE, headers=headers)
+        return Answer(200, result.stdout.encode("utf-8"), JSON_TYPE, headers)
     reason = _first_line(result.stderr) or "toolpolicy: the call is denied (fail-closed)"
     if result.exit_code == 2:
         deny = deny_answer(protocol, text, reason, options)
         if deny is not None:
-            return Response(deny.encode("utf-8"), status_code=200, media_type=JSON_TYPE, headers=headers)
+            return Answer(200, deny.encode("utf-8"), JSON_TYPE, headers)
         problem = Problem(403, "denied", reason, headers)
-        return problem_response(problem, {"decision": "deny", "reason": reason})
-    return problem_response(Problem(422, "not_a_decision", reason, headers))
+        return problem_answer(problem, {"decision": "deny", "reason": reason})
+    return problem_answer(Problem(422, "not_a_decision", reason, headers))
 
 
 def deny_answer(protocol: str, text: str | None, reason: str, options: HookOptions) -> str | None:

@@ -7,6 +7,10 @@
   not an object are all errors);
 * `check_token`: `Authorization: Bearer TOKEN`, compared in constant time (`hmac.compare_digest`).
 
+The two hot routes (`POST /v1/decide`, `POST /v1/hooks/{protocol}`) run on raw ASGI: `read_head`
+takes the few headers they use from the scope in one pass, and `send_answer` writes an `Answer`
+(status, body, media type, headers) as two ASGI messages, without a Starlette Request or Response.
+
 Each failure is a `Problem` (an HTTP status, a stable code, a message); the JSON endpoints answer
 it as `{"error": {"status", "code", "message"}}`, the hook endpoint as a deny in the agent's format.
 """
@@ -15,10 +19,11 @@ from __future__ import annotations
 
 import hmac
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import Scope, Send
 
 from ..runtime.strict_json import no_constants, no_duplicate_keys
 
@@ -40,6 +45,76 @@ class Problem(Exception):
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)  # built once
+
+
+def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """`no_duplicate_keys` with the common case in C: a dict as long as its pairs has no duplicate."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        return no_duplicate_keys(pairs)  # raises, naming the key
+    return out
+
+
+# built once (json.loads builds a decoder per call when given hooks); the C scanner still runs
+_DECODER = json.JSONDecoder(object_pairs_hook=_strict_object, parse_constant=no_constants)
+
+
+class Head(NamedTuple):
+    """The request headers the API reads (the first of each when repeated, as Starlette reads them)."""
+
+    content_type: str | None = None
+    content_length: str | None = None
+    authorization: str = ""
+    accept: str = ""
+    hook_env: str | None = None
+
+
+_HEAD_FIELDS = {
+    b"content-type": 0,
+    b"content-length": 1,
+    b"authorization": 2,
+    b"accept": 3,
+    b"x-toolpolicy-hook-env": 4,
+}
+
+
+def read_head(scope: Scope) -> Head:
+    """`Head` from an ASGI scope's headers (their names are lower case in ASGI), in one pass."""
+    found: list[Any] = [None, None, None, None, None]
+    fields = _HEAD_FIELDS
+    for name, value in scope["headers"]:
+        index = fields.get(name)
+        if index is not None and found[index] is None:
+            found[index] = value.decode("latin-1")
+    return Head(found[0], found[1], found[2] or "", found[3] or "", found[4])
+
+
+class Answer(NamedTuple):
+    """An HTTP answer of the raw-ASGI routes: status, body, media type, extra headers."""
+
+    status: int
+    body: bytes
+    media_type: str = "application/json"
+    headers: dict[str, str] | None = None
+
+
+async def send_answer(send: Send, answer: Answer) -> None:
+    raw = [
+        (b"content-type", answer.media_type.encode("latin-1")),
+        (b"content-length", str(len(answer.body)).encode("latin-1")),
+    ]
+    if answer.headers:
+        raw += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers.items()]
+    await send({"type": "http.response.start", "status": answer.status, "headers": raw})
+    await send({"type": "http.response.body", "body": answer.body})
+
+
+def problem_answer(problem: Problem, extra: dict[str, Any] | None = None) -> Answer:
+    """`problem_response` as an `Answer`."""
+    body = problem.to_json()
+    if extra:
+        body.update(extra)
+    return Answer(problem.status, dumps(body), JSON_TYPE, problem.headers or None)
 
 
 def dumps(obj: Any) -> bytes:
@@ -96,6 +171,8 @@ def require_json(request: Request) -> None:
 
 def require_json_type(raw: str | None) -> None:
     """`require_json` for the Content-Type header's value (None: absent)."""
+    if raw == JSON_TYPE:  # what every client sends
+        return
     if raw is None:
         raise Problem(415, "unsupported_media_type", "missing Content-Type: send `application/json`")
     media, _, params = raw.partition(";")
@@ -120,7 +197,7 @@ def parse_json_object(text: str) -> dict[str, Any]:
     if not text.strip():
         raise Problem(400, "bad_json", "empty body (expected a JSON object)")
     try:
-        data = json.loads(text, object_pairs_hook=no_duplicate_keys, parse_constant=no_constants)
+        data = _DECODER.decode(text)
     except RecursionError:
         raise Problem(400, "bad_json", "JSON nested too deeply") from None
     except ValueError as exc:

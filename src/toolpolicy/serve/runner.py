@@ -78,8 +78,12 @@ def run(
 def _config(app: Any, **extra: Any) -> Any:
     import uvicorn
 
+    from .protocol import protocol_class
+
     return uvicorn.Config(
         app,
+        http=protocol_class(),  # httptools, each answer sent in one write (serve/protocol.py)
+        ws="none",  # no WebSocket route: an upgrade request is answered as plain HTTP
         lifespan="on",
         access_log=False,
         proxy_headers=False,  # nothing reads the client address: skip the per-request header rewrite

@@ -7,8 +7,9 @@ JSON object into the tool calls it records (`records`).
 
 `markers`: a line holding none of these byte strings cannot record a tool call (nor state the
 format needs), so the reader does not parse it: it only checks its shape (a `{...}` object).
-`line_records(text, where)` (optional): the calls of one raw line, read faster than `loads` +
-`records` would, or None to leave the line to them (same results either way).
+`line_records(text, where, lazy)` (optional): the calls of one raw line, read faster than `loads` +
+`records` would, or None to leave the line to them (same results either way); with `lazy`, calls
+that keep their arguments' JSON text (`raw`) may leave `args` None for the caller to parse.
 `splittable`: every line stands alone, so a big file may be cut into byte ranges read by
 different workers; formats with state across lines are always read whole.
 """

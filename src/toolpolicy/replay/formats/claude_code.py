@@ -14,8 +14,9 @@ model's usage and request metadata around it. When msgspec is installed (the `re
 them) and the block's `input` is handed to the same JSON parser as any line, so the arguments are
 exactly what `records` would see. Any line that decoder does not take as it is (not ASCII, another
 shape, bad JSON) goes the general way (`None`), so both ways give the same calls and the same
-skipped lines; the one difference is a number beyond a double's range in a field not read here,
-which the general parser rejects with the whole line and msgspec passes over.
+skipped lines; the one difference is a number beyond a double's range, which the general parser
+rejects with the whole line: msgspec passes over it in a field not read here, and a block whose
+input holds one is skipped as malformed on its own (`bad_arguments`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
-from ..records import BAD_CALL, RecordedCall, Skipped, Where
+from ..records import BAD_CALL, MALFORMED, RecordedCall, Skipped, Where
 from . import loads, text_or_none
 
 AGENT = "claude-code"
@@ -38,8 +39,13 @@ class ClaudeCodeTranscript:
     def __init__(self, path: str) -> None:
         self.path = path
 
-    def line_records(self, text: bytes, where: Where) -> list[RecordedCall | Skipped] | None:
-        """The calls of one line, read without building the whole object; None: the general way."""
+    def line_records(
+        self, text: bytes, where: Where, lazy: bool = False
+    ) -> list[RecordedCall | Skipped] | None:
+        """The calls of one line, read without building the whole object; None: the general way.
+
+        Each call keeps its arguments' recorded JSON text as `raw`; `lazy`: their `args` are left
+        None for the caller to parse (`parse_raw`) only when it needs them."""
         if _DECODE is None or not text.isascii():
             return None
         try:
@@ -72,10 +78,16 @@ class ClaudeCodeTranscript:
             call_id = text_or_none(block.id)
             if call_id:
                 context["tool_use_id"] = call_id
-            args = loads(bytes(block.input))
-            out.append(
-                RecordedCall(name, {} if args is None else args, where, AGENT, context, timestamp, session)
-            )
+            raw = bytes(block.input)
+            if lazy:
+                out.append(RecordedCall(name, None, where, AGENT, context, timestamp, session, raw))
+                continue
+            try:
+                args = parse_raw(raw)
+            except ValueError as exc:
+                out.append(bad_arguments(where, exc))
+                continue
+            out.append(RecordedCall(name, args, where, AGENT, context, timestamp, session, raw))
         return out
 
     def records(self, obj: dict[str, Any], where: Where) -> Iterable[RecordedCall | Skipped]:
@@ -113,6 +125,21 @@ class ClaudeCodeTranscript:
                 RecordedCall(name, {} if args is None else args, where, AGENT, context, timestamp, session)
             )
         return out
+
+
+def parse_raw(raw: bytes | str) -> Any:
+    """A `tool_use` block's arguments from their recorded JSON text (`{}` for none); raises
+    ValueError for text the JSON parser rejects (a number beyond a double's range)."""
+    try:
+        args = loads(raw)
+    except RecursionError as exc:
+        raise ValueError("nested too deeply") from exc
+    return {} if args is None else args
+
+
+def bad_arguments(where: Where, exc: BaseException) -> Skipped:
+    """The skipped line of a `tool_use` block whose arguments msgspec passed and the parser rejects."""
+    return Skipped(where, MALFORMED, f"invalid JSON in a `tool_use` block's input: {str(exc)[:200]}")
 
 
 def _decoder() -> Callable[[bytes], Any] | None:

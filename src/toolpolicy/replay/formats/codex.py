@@ -67,6 +67,7 @@ class CodexRollout:
     ) -> list[RecordedCall | Skipped]:
         kind = item.get("type")
         name: str | None
+        text: str | None = None  # the arguments' JSON text as recorded (the call memo's key)
         if kind == "local_shell_call":
             action = item.get("action")
             if not isinstance(action, dict) or action.get("command") is None:
@@ -85,6 +86,7 @@ class CodexRollout:
             if isinstance(raw, str):
                 try:
                     args = loads(raw) if raw.strip() else {}
+                    text = raw if isinstance(args, dict) else None  # never None: `args` None means unparsed
                 except (ValueError, RecursionError) as exc:
                     return [Skipped(where, BAD_CALL, f"`{name}` arguments are not JSON: {exc}")]
             else:
@@ -101,4 +103,4 @@ class CodexRollout:
         call_id = text_or_none(item.get("call_id"))
         if call_id:
             context["tool_use_id"] = call_id
-        return [RecordedCall(name, args, where, AGENT, context, timestamp, self.session)]
+        return [RecordedCall(name, args, where, AGENT, context, timestamp, self.session, text)]

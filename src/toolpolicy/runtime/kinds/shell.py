@@ -94,6 +94,9 @@ from .shell_words import HOME, UNKNOWN, ansi_c, expand_braces, target_pattern
 from .shell_wrappers import (
     ALLOW_WRAPPERS,
     ASSIGNMENT,
+    EXEC_NAMES,
+    FIND_EXEC,
+    SCRIPT_FINDER_NAMES,
     SHELLS,
     WRAPPERS,
     basename,
@@ -276,7 +279,7 @@ def _view_uncached(raw: str, digest: str = "bundled") -> ArgView:
         return _opaque_view(text, f"internal error ({type(exc).__name__})", digest)
     if not units:  # empty or only comments
         units = [Unit(allow_texts=("",), deny_texts=(text,))]
-    return ArgView(units=tuple(dict.fromkeys(units)), whole=(text,))
+    return ArgView(tuple(dict.fromkeys(units)) if len(units) > 1 else (units[0],), (text,))
 
 
 # A memo like `re`'s cache: views are immutable and shared; long commands are not kept.
@@ -364,6 +367,7 @@ _MAX_BASES = 8
 _DIR_CHANGERS = frozenset({"cd", "pushd", "popd", "chdir"})
 _CD = Word("cd", "cd", False, False)
 _CD_PREFIXES = frozenset({"builtin", "command", "time", "-p", "--"})  # `builtin cd`, `command -p cd`
+_CD_START = _DIR_CHANGERS | _CD_PREFIXES  # a command word `_dir_changer` may find a `cd` after
 
 
 def _dir_changer(words: Sequence[Word]) -> int | None:
@@ -407,7 +411,11 @@ def _through_links(unit: Unit, links: list[str]) -> Unit:
 
 def _sets_cdpath(cmd: Command) -> bool:
     """`CDPATH=...` as an assignment or an `export`/`declare` argument: `cd NAME` may search it."""
-    return any(w.value.startswith("CDPATH=") for w in (*cmd.assigns, *cmd.words))
+    for words in (cmd.assigns, cmd.words):
+        for w in words:
+            if w.value.startswith("CDPATH="):
+                return True
+    return False
 
 
 _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
@@ -451,7 +459,8 @@ class _Walk:
         for i, cmd in enumerate(commands):
             more, stdin_code = self.command(cmd, depth, taint, bases)
             units.extend(_through_links(u, links) for u in more) if links else units.extend(more)
-            links.extend(_link_names(cmd))
+            if cmd.words and basename(cmd.words[0].value) in _LINKERS:
+                links.extend(_link_names(cmd))
             stdin = stdin or stdin_code
             if (
                 len(commands) > 1  # a consumer matters only beside a command that prints
@@ -462,9 +471,10 @@ class _Walk:
                 consumers.append(i)
             if _sets_cdpath(cmd):  # `CDPATH=~ cd .ssh`: a relative `cd` may land anywhere
                 bases = tuple(dict.fromkeys([*bases, _DYN + UNKNOWN]))
-            k = _dir_changer(cmd.words)
-            if k is not None:
-                bases = _change_dir(bases, cmd.words[k:])
+            if cmd.words and cmd.words[0].value in _CD_START:
+                k = _dir_changer(cmd.words)
+                if k is not None:
+                    bases = _change_dir(bases, cmd.words[k:])
         if stdin:
             for script, tainted in _piped_scripts(commands, self).items():
                 units.extend(self.script(script, depth + 1, taint=taint or tainted, bases=bases))
@@ -497,34 +507,47 @@ class _Walk:
     def command(
         self, cmd: Command, depth: int, taint: bool, bases: tuple[str, ...]
     ) -> tuple[list[Unit], bool]:
-        full = _join(cmd.assigns + cmd.words)
-        redir_writes = _targets(cmd.writes, bases)
-        redir_reads = _targets(cmd.reads, bases)
-        if not cmd.words:  # only assignments and/or redirections
+        # Every step below is guarded by a cheap test of what it needs (a wrapper, a shell, an
+        # assignment, a glob...), so a plain `git status` pays only for what applies to it.
+        words = cmd.words
+        full = _join(cmd.assigns + words) if cmd.assigns else _join(words)
+        redir_writes = _targets(cmd.writes, bases) if cmd.writes else ()
+        redir_reads = _targets(cmd.reads, bases) if cmd.reads else ()
+        if not words:  # only assignments and/or redirections
             allow = () if taint else (full,)
             deny = _uniq([cmd.raw, full, *_latent_texts(cmd, depth)])
             return [Unit(allow, deny, writes=redir_writes, reads=redir_reads)], False
-        values = [w.value for w in cmd.words]
+        values = [w.value for w in words]
         k0 = _allow_start(values)
-        head = cmd.words[k0]
-        opaque = taint or head.dynamic or head.globby or _runs_substitution(values[k0:], cmd.words[k0:])
-        blocked = opaque or _allow_blocked(cmd, k0)
+        head = words[k0]
+        name = basename(values[k0])
+        opaque = (
+            taint
+            or head.dynamic
+            or head.globby
+            or (name in _SHELLS_SOURCE and _runs_substitution(values[k0:], words[k0:]))
+        )
+        blocked = opaque or _allow_blocked(cmd, k0, name)
         starts = _deny_starts(values)
-        stages = list(dict.fromkeys([k0, *starts]))
+        stages = [0] if k0 == 0 and len(starts) == 1 else list(dict.fromkeys([k0, *starts]))
         texts = [cmd.raw, full]
         for k in stages:
             texts.extend(_stage_texts(values, k))
-        texts.extend(_brace_texts(head, values[k0 + 1 :]))
-        texts.extend(_latent_texts(cmd, depth))
-        unknown = self.table.get(basename(values[k0])) is None and basename(values[k0]) not in _DATA_ONLY
+        if head.globby:
+            texts.extend(_brace_texts(head, values[k0 + 1 :]))
+        if cmd.assigns or basename(values[0]) in _EVAL_BUILTINS:
+            texts.extend(_latent_texts(cmd, depth))
+        known = self.table.get(name) is not None
+        unknown = not known and name not in _DATA_ONLY
         if unknown:
             texts.extend(_unknown_program_texts(values[k0:]))
         facts = _Facts()
-        self.facts(cmd.words[k0:], facts, bases, 0)
+        if known:  # the analysis of an unknown program finds nothing
+            self.facts(words[k0:] if k0 else words, facts, bases, 0, values[k0:] if k0 else values)
         exec_found = facts.exec  # what the allow side sees; wrappers stripped before it run that
         for k in stages:
             if k != k0:
-                self.facts(cmd.words[k:], facts, bases, 0)
+                self.facts(words[k:], facts, bases, 0)
         facts.exec = exec_found
         if cmd.stdin and _reads_code_from_stdin(values[k0:], self.table):
             facts.exec = True  # `python3 - <<EOF`: the heredoc is code
@@ -544,23 +567,36 @@ class _Walk:
         texts.extend(facts.deny)
         allow_texts: tuple[str, ...] = ()
         if not blocked:
-            allow_texts = (_canonical(values[k0:]),)  # the subcommand form is for deny/ask only
-        unit = Unit(
-            allow_texts=allow_texts,
-            deny_texts=_uniq(texts),
-            exec_capable=facts.exec or exec_capable(values[k0:]),
-            writes=_uniq([*redir_writes, *facts.writes]),
-            reads=_uniq([*redir_reads, *facts.reads]),
-            opaque=opaque,
-            notes=tuple(dict.fromkeys(facts.notes)),
+            allow_texts = (
+                _canonical(values[k0:] if k0 else values),
+            )  # the subcommand form is for deny/ask only
+        unit = _new_unit(  # the fields in order: allow, deny, exec_capable, writes, reads, opaque, notes, fed
+            Unit,
+            (
+                allow_texts,
+                _uniq(texts),
+                facts.exec or (name in EXEC_NAMES and exec_capable(values[k0:])),
+                _uniq([*redir_writes, *facts.writes]) if redir_writes or facts.writes else (),
+                _uniq([*redir_reads, *facts.reads]) if redir_reads or facts.reads else (),
+                opaque,
+                tuple(dict.fromkeys(facts.notes)) if facts.notes else (),
+                False,
+            ),
         )
-        return self.nested(
-            unit, cmd, stages, depth, taint=taint, blocked=blocked, facts=facts, bases=bases
-        ), facts.stdin_code or _stdin_shell(values, stages)
+        if not facts.scripts and _runs_no_script(values, stages, name):
+            units = [unit]  # the common case: no shell code anywhere in its argv
+        else:
+            units = self.nested(
+                unit, cmd, stages, depth, taint=taint, blocked=blocked, facts=facts, bases=bases
+            )
+        return units, facts.stdin_code or _stdin_shell(values, stages)
 
-    def facts(self, words: Sequence[Word], facts: _Facts, bases: tuple[str, ...], n: int) -> int:
-        """Add what the knowledge says about `words` (and the commands it runs) to `facts`."""
-        values = [w.value for w in words]
+    def facts(
+        self, words: Sequence[Word], facts: _Facts, bases: tuple[str, ...], n: int, values: Sequence[str] = ()
+    ) -> int:
+        """Add what the knowledge says about `words` (and the commands it runs) to `facts`
+        (`values`: their values, when the caller has them)."""
+        values = values or [w.value for w in words]
         a = analyse(values, self.table)
         if not a.known:
             return n
@@ -691,6 +727,24 @@ class _Walk:
         if replaced:
             return [_merge(u, unit) for u in replaced] + inner
         return [unit, *inner]
+
+
+_new_unit = tuple.__new__  # `Unit(...)` without the namedtuple's Python-level `__new__`
+_SHELLS_SOURCE = SHELLS | {"source", "."}
+# Programs whose argv may hold shell code (`_scripts`): shells, `eval`, the script finders, the
+# stdin runners and `source`; any other command has none (unless `find -exec` runs one).
+_SCRIPT_NAMES = _SHELLS_SOURCE | SCRIPT_FINDER_NAMES | {"eval", "at", "batch"}
+
+
+def _runs_no_script(values: Sequence[str], stages: Sequence[int], name: str) -> bool:
+    """True when `_scripts` surely finds nothing: no stage runs a shell, `eval`, a script finder,
+    a stdin runner or `source`, and no `find -exec` is in the words."""
+    if len(stages) == 1:
+        if name in _SCRIPT_NAMES:
+            return False
+    elif any(basename(values[k]) in _SCRIPT_NAMES for k in stages):
+        return False
+    return FIND_EXEC.isdisjoint(values)
 
 
 _FED_NOTE = "a shell or interpreter runs code another command prints (known only when it runs)"
@@ -960,13 +1014,18 @@ def _allow_start(values: Sequence[str]) -> int:
     return k
 
 
-def _allow_blocked(cmd: Command, k0: int) -> bool:
+def _allow_blocked(cmd: Command, k0: int, name: str) -> bool:
+    """Whether the command may not be allowed whatever the rules (`name`: its program's basename)."""
     head = cmd.words[k0]
-    if head.dynamic or head.globby or not all(_safe_assign(a.value) for a in cmd.assigns):
+    if head.dynamic or head.globby:
         return True
-    if any("@P}" in w.raw or "${!" in w.raw for w in cmd.assigns + cmd.words):
-        return True  # ${x@P} and ${!x} evaluate the variable's value (`a[$(cmd)]` runs cmd)
-    return _subscript_injection(cmd.words[k0:])
+    for a in cmd.assigns:
+        if not _safe_assign(a.value) or "@P}" in a.raw or "${!" in a.raw:
+            return True
+    for w in cmd.words:
+        if "@P}" in w.raw or "${!" in w.raw:
+            return True  # ${x@P} and ${!x} evaluate the variable's value (`a[$(cmd)]` runs cmd)
+    return name in _EVAL_BUILTINS and _subscript_injection(cmd.words[k0:])
 
 
 def _safe_assign(assignment: str) -> bool:
@@ -986,7 +1045,11 @@ def _subscript_injection(words: Sequence[Word]) -> bool:
 
 def _deny_starts(values: Sequence[str]) -> list[int]:
     """Start index of every see-through stage: assignments and any wrapper, leniently."""
-    if values and basename(values[0]) not in WRAPPERS and not ASSIGNMENT.match(values[0]):
+    if (
+        values
+        and basename(values[0]) not in WRAPPERS
+        and ("=" not in values[0] or not ASSIGNMENT.match(values[0]))
+    ):
         return [0]  # the common case: a plain program, nothing to see through
     starts, k = [0], 0
     for _ in range(len(values)):
@@ -1009,12 +1072,14 @@ def _deny_starts(values: Sequence[str]) -> list[int]:
 
 def _stage_texts(values: Sequence[str], k: int) -> list[str]:
     """The stage starting at `k`, its `find -exec` commands, and path-to-basename variants."""
-    rest = list(values[k:])
-    groups = [rest] + [rest[a:b] for a, b in find_exec_segments(rest)]
-    texts: list[str] = []
-    for words in groups:
+    rest = values[k:] if k else values
+    texts = [" ".join(rest)]
+    if rest and "/" in rest[0]:
+        texts.append(" ".join([basename(rest[0]), *rest[1:]]))
+    for a, b in find_exec_segments(rest):
+        words = rest[a:b]
         texts.append(" ".join(words))
-        if words and "/" in words[0]:
+        if "/" in words[0]:
             texts.append(" ".join([basename(words[0]), *words[1:]]))
     return texts
 
@@ -1136,7 +1201,7 @@ def _unknown_program_texts(values: Sequence[str]) -> list[str]:
     out: list[str] = []
     for k in range(1, min(len(values), _MAX_UNKNOWN_STAGES + 1)):
         v = values[k]
-        if not v or v.startswith("-") or ASSIGNMENT.match(v):
+        if not v or v[0] == "-" or ("=" in v and ASSIGNMENT.match(v)):
             continue
         rest = " ".join(values[k + 1 :])
         out.append(f"{v} {rest}" if rest else v)
@@ -1164,17 +1229,21 @@ def _path_operands(words: Sequence[Word]) -> list[Word]:
     return out
 
 
-def _canonical(values: list[str]) -> str:
+def _canonical(values: Sequence[str]) -> str:
     """The allow text: words joined by spaces, a word holding blanks, quotes or backslashes re-quoted.
 
     So the argv stays recoverable: `"git status"` (one word: a program named `git status`) reads
     `'git status'` and is not the command `git status`, and `echo "a b"` is not `echo a b`.
     Globs and other words are unchanged (`ls *.py` stays).
     """
+    text = " ".join(values)
+    if "" not in values and text.count(" ") == len(values) - 1 and not _ODD_BLANK.search(text):
+        return text  # no word to re-quote (the common case): its only blanks are the separators
     return " ".join(shlex.quote(v) if (not v or _BLANK.search(v)) else v for v in values)
 
 
 _BLANK = lazy_compile(r"[\s'\"\\\\]")  # blanks, quotes and backslashes: re-quote to keep the argv
+_ODD_BLANK = lazy_compile(r"[^\S ]|['\"\\\\]")  # the same but a plain space
 
 
 def _join(words: Iterable[Word]) -> str:

@@ -90,7 +90,7 @@ class Spec(Record):
     words: dict[str, Opt]  # whole-word options (`-exec`, `-name`, `-delete`: find's style)
     operands: tuple[str, ...]  # roles in order; `repeat` says which one repeats
     repeat: int  # index into `operands` of the role that takes all the extra operands (-1: none)
-    subcommands: dict[str, Spec]
+    subcommands: Subcommands
     effects: frozenset[str]
     assign: dict[str, str]  # `key=value` operands (dd's `of=F`): key -> role
     operand_effects: dict[str, frozenset[str]]  # an operand's value -> effects (`secret`)
@@ -99,6 +99,30 @@ class Spec(Record):
     unknown_exec: bool  # an option it does not list makes it exec-capable
     note: str
     code_option: bool  # an option takes inline code (`python -c`, `node -e`): stdin may be code too
+    effect_notes: tuple[str, ...] = ()  # the notes `effects` adds, worded once when the spec is built
+
+
+class Subcommands:
+    """A program's subcommands: name -> `Spec`, each built on first use (git has ~150 of them:
+    building all at once cost a hook deciding `git status` ~3 ms)."""
+
+    __slots__ = ("bodies", "built")
+
+    def __init__(self, bodies: dict[str, tuple[str, Mapping[str, Any]]]) -> None:
+        self.bodies = bodies  # subcommand -> (the spec's name, its entry with inherited options)
+        self.built: dict[str, Spec] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.bodies)
+
+    def get(self, name: str) -> Spec | None:
+        spec = self.built.get(name)
+        if spec is None:
+            found = self.bodies.get(name)
+            if found is None:
+                return None
+            spec = self.built[name] = build_spec(*found)
+        return spec
 
 
 class Analysis(Record):
@@ -152,17 +176,19 @@ def build_spec(name: str, data: Mapping[str, Any]) -> Spec:
         roles.append(r)
     if not roles:
         roles, repeat = ["data"], 0
-    subs: dict[str, Spec] = {}
+    subs: dict[str, tuple[str, Mapping[str, Any]]] = {}
     for sub_names, body in (data.get("subcommands") or {}).items():
         body = dict(body or {})
         if data.get("inherit"):  # the program's options are valid after the subcommand too
             body["options"] = {**(data.get("options") or {}), **(body.get("options") or {})}
             body.setdefault("inherit", True)
         for sub_name in sub_names.replace(",", " ").split():
-            subs[sub_name] = build_spec(f"{name} {sub_name}", body)
+            subs[sub_name] = (f"{name} {sub_name}", body)
     if subs and "subcommand" not in roles:
         roles.insert(0, "subcommand")
         repeat = repeat + 1 if repeat >= 0 else -1
+    effects = frozenset(_as_list(data.get("effects")))
+    note = str(data.get("about", ""))
     return Spec(
         name=name,
         short=short,
@@ -171,15 +197,16 @@ def build_spec(name: str, data: Mapping[str, Any]) -> Spec:
         words=words,
         operands=tuple(roles),
         repeat=repeat,
-        subcommands=subs,
-        effects=frozenset(_as_list(data.get("effects"))),
+        subcommands=Subcommands(subs),
+        effects=effects,
         assign=dict(data.get("assign") or {}),
         operand_effects={k: frozenset(_as_list(v)) for k, v in (data.get("operand_effects") or {}).items()},
         posix=bool(data.get("posix", False)),
         assignments=bool(data.get("assignments", False)),
         unknown_exec=data.get("unknown") == "exec",
-        note=str(data.get("about", "")),
+        note=note,
         code_option=any(o.role == "code" for o in (*short.values(), *longs.values())),
+        effect_notes=_effect_notes(effects, f"`{name}`", note),
     )
 
 
@@ -333,23 +360,30 @@ class _Acc:
         self.prefixes: list[tuple[int, int]] = []
 
     def result(self, normal: list[int] | None) -> Analysis:
-        return Analysis(
-            tuple(self.reads),
-            tuple(self.writes),
-            tuple(self.operand_writes),
-            tuple(self.at_reads),
-            tuple(self.scripts),
-            tuple(self.code),
-            tuple(self.commands),
-            frozenset(self.effects),
-            tuple(dict.fromkeys(self.notes)),
-            tuple(normal) if normal is not None else None,
-            True,
-            self.unknown_write,
-            tuple(self.named_reads),
-            tuple(self.chdirs),
-            tuple(self.prefixes),
+        return _new_analysis(  # positional, as the fields are declared
+            Analysis,
+            (
+                tuple(self.reads) if self.reads else (),
+                tuple(self.writes) if self.writes else (),
+                tuple(self.operand_writes) if self.operand_writes else (),
+                tuple(self.at_reads) if self.at_reads else (),
+                tuple(self.scripts) if self.scripts else (),
+                tuple(self.code) if self.code else (),
+                tuple(self.commands) if self.commands else (),
+                frozenset(self.effects) if self.effects else _NO_EFFECTS,
+                tuple(dict.fromkeys(self.notes)) if self.notes else (),
+                tuple(normal) if normal is not None else None,
+                True,
+                self.unknown_write,
+                tuple(self.named_reads) if self.named_reads else (),
+                tuple(self.chdirs) if self.chdirs else (),
+                tuple(self.prefixes) if self.prefixes else (),
+            ),
         )
+
+
+_new_analysis = tuple.__new__  # `Analysis(...)` without the namedtuple's Python-level `__new__`
+_NO_EFFECTS: frozenset[str] = frozenset()
 
 
 def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) -> None:
@@ -357,7 +391,10 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
     n = len(words)
     base = len(kept)  # the program (and subcommand) words already kept
     if spec.effects:
-        _effects(acc, spec.effects, f"`{spec.name}`", spec.note)
+        acc.effects.update(spec.effects)
+        acc.notes.extend(spec.effect_notes)
+        if "write" in spec.effects or "delete" in spec.effects:
+            acc.unknown_write = True
     operands: list[int] = []
     skipped: set[str] = set()
     become: str | None = None
@@ -405,7 +442,8 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
                         _effects(acc, {"exec"}, f"`-{w[j]}`", "an option this program may run a command with")
                     continue
                 if o.takes == NONE:
-                    _option(acc, o, "-" + w[j], None, 0, words)
+                    if o.effects:
+                        _option(acc, o, "-" + w[j], None, 0, words)
                     become = o.operands_become or become
                     if o.instead_of:
                         skipped.add(o.instead_of)
@@ -422,7 +460,7 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
                 continue
         else:
             # an operand
-            sub = spec.subcommands.get(w) or spec.subcommands.get("*") if spec.subcommands else None
+            sub = (spec.subcommands.get(w) or spec.subcommands.get("*")) if spec.subcommands else None
             if sub is not None and not operands:
                 if len(kept) > base:
                     acc.dropped = True  # global options before the subcommand: left out
@@ -462,7 +500,7 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
 
 
 def _operand_role(spec: Spec, k: int, skipped: set[str]) -> str:
-    roles = [r for r in spec.operands if r not in skipped] if skipped else list(spec.operands)
+    roles = [r for r in spec.operands if r not in skipped] if skipped else spec.operands
     if not roles:
         return "data"
     if k < len(roles):
@@ -479,7 +517,7 @@ def _operand_role(spec: Spec, k: int, skipped: set[str]) -> str:
 def _operands(
     words: Sequence[str], spec: Spec, operands: list[int], skipped: set[str], become: str | None, acc: _Acc
 ) -> None:
-    roles = [r for r in spec.operands if r not in skipped] if skipped else list(spec.operands)
+    roles = [r for r in spec.operands if r not in skipped] if skipped else spec.operands
     rep = spec.repeat
     if skipped and rep >= 0 and spec.operands[rep] in skipped:
         rep = -1
@@ -521,14 +559,15 @@ def _operands(
 
 
 def _option(acc: _Acc, opt: Opt, spelled: str, value: int | None, cut: int, words: Sequence[str]) -> None:
-    label = f"`{spelled.split('=', 1)[0]}`"
     if opt.effects:
-        _effects(acc, opt.effects, label, opt.note)
-    if value is not None:
-        _value(acc, opt.role, value, cut, label, opt.note, words[value][cut:])
+        _effects(acc, opt.effects, f"`{spelled.split('=', 1)[0]}`", opt.note)
+    if value is not None and opt.role != "data":  # a data value (the common case) adds nothing
+        _value(acc, opt.role, value, cut, f"`{spelled.split('=', 1)[0]}`", opt.note, words[value][cut:])
 
 
 def _value(acc: _Acc, role: str, idx: int, cut: int, label: str, note: str, text: str = "") -> None:
+    if role == "data":
+        return  # the common case: text the program only looks at
     if role == "read":
         acc.reads.append((idx, cut))
     elif role == "write":
@@ -615,17 +654,23 @@ def program_effects(role: str, text: str) -> tuple[frozenset[str], str]:
 
 def _effects(acc: _Acc, effects: frozenset[str] | set[str], label: str, note: str) -> None:
     acc.effects.update(effects)
-    for e in sorted(effects):
-        verb = {
-            "write": "writes files",
-            "exec": "runs commands",
-            "network": "uses the network",
-            "secret": "reveals secrets",
-            "delete": "deletes",
-        }[e]
-        acc.notes.append(f"{label} {verb}" + (f" ({note})" if note else ""))
+    acc.notes.extend(_effect_notes(effects, label, note))
     if "write" in effects or "delete" in effects:
         acc.unknown_write = True
+
+
+_VERBS = {
+    "write": "writes files",
+    "exec": "runs commands",
+    "network": "uses the network",
+    "secret": "reveals secrets",
+    "delete": "deletes",
+}
+
+
+def _effect_notes(effects: frozenset[str] | set[str], label: str, note: str) -> tuple[str, ...]:
+    """What `effects` of the program or option `label` do, for `--explain`."""
+    return tuple(f"{label} {_VERBS[e]}" + (f" ({note})" if note else "") for e in sorted(effects))
 
 
 BUILD_SPEC[:] = [build_spec]  # `Table.get` builds specs with it (knowledge_table.py)

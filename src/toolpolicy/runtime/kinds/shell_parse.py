@@ -237,16 +237,29 @@ def _plain_command(text: str) -> list[Command] | None:
     """
     if not _PLAIN_TEXT.fullmatch(text):
         return None
-    tokens = _PLAIN_TOKEN.findall(text)
-    if any(_DIGIT_ASSIGN.match(t) or t[0] == "=" for t in tokens):
-        return None  # tree-sitter reads `1a=b` as an assignment, drops `==`, and may drop a word before them
+    quoted = "'" in text or '"' in text
+    tokens = _PLAIN_TOKEN.findall(text) if quoted else text.split()  # no quotes: only spaces separate
+    for t in tokens:
+        if t[0] in _DIGIT_OR_EQ and (t[0] == "=" or _DIGIT_ASSIGN.match(t)):
+            return (
+                None  # tree-sitter reads `1a=b` as an assignment, drops `==`, and may drop a word before them
+            )
     k = 0
-    while k < len(tokens) and _ASSIGN_TOKEN.match(tokens[k]):
+    while k < len(tokens) and "=" in tokens[k] and _ASSIGN_TOKEN.match(tokens[k]):
         k += 1
     if k == len(tokens) or not _COMMAND_WORD.fullmatch(tokens[k]) or _RESERVED_START.match(tokens[k]):
         return None  # tree-sitter reads some `x=y` words (`--x=y`) as assignments, `function%x` as a keyword
-    words = tuple(scan_word(t)[0] if "'" in t or '"' in t else Word(t, t, False, False) for t in tokens)
+    if quoted:
+        words = tuple(
+            scan_word(t)[0] if "'" in t or '"' in t else _word(Word, (t, t, False, False)) for t in tokens
+        )
+    else:
+        words = tuple([_word(Word, (t, t, False, False)) for t in tokens])
     return [Command(text.strip(" "), words[:k], words[k:], (), (), ())]
+
+
+_DIGIT_OR_EQ = frozenset("0123456789=")
+_word = tuple.__new__  # `Word(v, r, d, g)` without the namedtuple's Python-level `__new__`
 
 
 def _paren_depth(text: str) -> int:

@@ -31,7 +31,7 @@ ALWAYS_EXEC = frozenset(
 FIND_ACTIONS = frozenset(
     {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
 )
-_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _DURATION = lazy_compile(r"\d+(?:\.\d+)?[smhd]?")
 _INT = lazy_compile(r"[+-]?\d+")
 ASSIGNMENT = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
@@ -304,11 +304,11 @@ def inner_start(words: Sequence[str], *, strict: bool) -> int | None:
 def find_exec_segments(words: Sequence[str]) -> list[tuple[int, int]]:
     """(start, end) of each command given to `find -exec/-execdir/-ok/-okdir`."""
     out: list[tuple[int, int]] = []
-    if _FIND_EXEC.isdisjoint(words):
+    if FIND_EXEC.isdisjoint(words):
         return out
     i = 1
     while i < len(words):
-        if words[i] in _FIND_EXEC:
+        if words[i] in FIND_EXEC:
             j = i + 1
             while j < len(words) and words[j] not in (";", "+"):
                 j += 1
@@ -460,6 +460,11 @@ _SCRIPT_FINDERS: dict[str, Callable[[Sequence[str]], list[Script]]] = {
 
 
 # --------------------------------------------------------------------------- exec-capable
+
+
+SCRIPT_FINDER_NAMES = frozenset(_SCRIPT_FINDERS)  # the programs `nested_scripts` looks into
+# The programs `exec_capable` may say yes to (it says no to any other program name).
+EXEC_NAMES = frozenset({"find", "flock"}) | ALWAYS_EXEC | SHELLS | frozenset(WRAPPERS)
 
 
 def exec_capable(words: Sequence[str]) -> bool:
