@@ -362,7 +362,7 @@ class _When:
     ):
         self.engine, self.plan, self.args, self.context = engine, plan, args, context
         self.env: dict[str, Any] | None = None
-        self.table: WhenTable | None = None
+        self.table: WhenTable | None = plan.when_table
 
     def holds(self, p: int) -> bool | None:
         """Does rule `p` (plan position) hold? None: it could not be evaluated (the general way)."""
@@ -370,6 +370,7 @@ class _When:
         table = self.table
         if table is None:
             table = self.table = self.engine.when_table()
+            self.plan.when_table = table  # the policy's one table: later calls on this plan skip the lookup
         fields = table.fields
         field = fields[index] if index in fields else table.field(index)
         if field is not None and not self.plan.spec.aliases:  # a pure condition: maybe known

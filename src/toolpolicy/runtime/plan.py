@@ -65,6 +65,7 @@ class ToolPlan:
         "static_restrict",
         "static_when",
         "tool",
+        "when_table",
         "whens",
     )
 
@@ -102,6 +103,7 @@ class ToolPlan:
         self.static_plain_pick: tuple[int | None, int | None] = (None, None)  # the same without `when` rules
         # no argument and no condition can change the verdict: the same decision for every call
         self.fixed = False
+        self.when_table: Any = None  # the policy's `WhenTable`, kept here by the fast path on first use
 
     @property
     def conditional(self) -> bool:
