@@ -214,3 +214,41 @@ def test_chains_of_corpus_commands_decide_the_same_both_ways(tmp_path: Path) -> 
                 is not None
             )
         assert taken >= len(calls) // 4, f"the fast path took only {taken} of {len(calls)} calls"
+
+
+_FIXED_POLICY = """
+version: 1
+default: ask
+tools:
+  lookup: {kind: generic, read_only: true}
+permissions:
+  allow: ["mcp__docs__*"]
+  deny: ["mcp__prod__drop_*"]
+"""
+
+
+@pytest.mark.parametrize("mode", [None, "yolo", "non_interactive", "auto_edit"])
+def test_a_tool_no_argument_can_change_is_decided_once_and_equally(mode: str | None) -> None:
+    """`plan.fixed` tools (no primary argument, no conditions, no `when`): the decision kept per
+    engine is the one the general flow makes, for every argument shape, hint and mode."""
+    policy = load_policy(text=_FIXED_POLICY, name="fixed.yaml")
+    engine, slow = _engines(policy, mode)
+    calls = [
+        ("mcp__docs__search", {"q": "x"}),
+        ("mcp__docs__search", {}),
+        ("mcp__prod__drop_table", {"name": "users"}),
+        ("mcp__other__run", {"cmd": "ls"}),
+        ("lookup", {"key": "a"}),
+        ("mcp__docs__search", {"q": 5}),  # not a string: the general way, not the kept decision
+        ("mcp__docs__search", {"q": "y" * 2_000_000}),  # oversized: the general way
+    ]
+    for _ in range(2):  # the second round answers from what the first one kept
+        for tool, args in calls:
+            for read_only in (None, True, False):
+                fast = engine.decide(tool, args, read_only=read_only)
+                general = slow.decide(tool, args, read_only=read_only)
+                assert fast.to_json() == general.to_json(), (tool, args, read_only, mode)
+    kept = set(engine._fixed)
+    assert "mcp__docs__search" in kept and "mcp__prod__drop_table" in kept
+    if mode in ("yolo", "non_interactive"):
+        assert "mcp__other__run" not in kept  # an `ask` the mode rewrites is never kept
