@@ -562,7 +562,7 @@ class Engine:
         latency_ms = (time.perf_counter() - start) * 1000
         try:
             if decision.decision == "deny":
-                self.denials.record(self.session_id, str(tool), decision.decision)
+                self.denials.add(self.session_id, str(tool))
             if self._log is None and not self._wants_approval_hooks():
                 return None
             from .log import make_entry

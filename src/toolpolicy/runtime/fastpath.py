@@ -145,11 +145,7 @@ def _pick(
             if kind == "shell":
                 view = shell.view(value, None, engine.policy.commands)
             elif kind == "path":
-                lex = (
-                    path.lexical_memo(value, True, where.cwd, where.home or "")
-                    if len(value) <= path.MEMO_CHARS
-                    else path.lexical(value, where)
-                )
+                lex = path.lexical(value, where)
                 view = lex.view
             elif kind == "url":
                 if len(value) > 2048:
@@ -169,8 +165,7 @@ def _pick(
                 best = -1
                 pset = plan.primary
                 if pset is not None:
-                    texts: Any = view.memo.get("joined")  # `_unit_texts`, memoised on the view
-                    text = (texts if texts is not None else _unit_texts(view, oversize=False))[0]
+                    text = _unit_texts(view, oversize=False)[0]
                     direct = pset.direct
                     if direct is not None and text is not None:
                         hits = direct(text)

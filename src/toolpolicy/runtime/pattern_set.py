@@ -379,11 +379,8 @@ class PatternSet:
                 text = joined(allow, deny)
             if text is not None:
                 hits = self._match(text) or []
-                if hits and self._float:
-                    floating = self._float
-                    for h in hits:
-                        if h in floating:
-                            return self.confirmed(text, hits, allow, deny)
+                if hits and not self.floating.isdisjoint(hits):
+                    return self.confirmed(text, hits, allow, deny)
                 return hits
         return self._match_each(allow, deny)
 

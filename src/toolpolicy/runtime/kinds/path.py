@@ -488,7 +488,9 @@ def view(value: object, ctx: Any, *, resolve_symlinks: bool = True) -> ArgView:
 
 def lexical(value: str, ctx: Any) -> _Lexical:
     """The memoised lexical part of the view of a string `value` (`.view`, `.joined`)."""
-    return _lexical(value, True, ctx.cwd, ctx.home or "")
+    if len(value) > MEMO_CHARS:
+        return _lexical_uncached(value, True, ctx.cwd, ctx.home or "")
+    return _lexical_cached(value, True, ctx.cwd, ctx.home or "")  # one call: the fast path's way in
 
 
 def resolves_lexically(lex: _Lexical, value: str) -> bool:
@@ -529,8 +531,6 @@ def _lexical_uncached(text: str, trusted: bool, cwd: str, home: str) -> _Lexical
 
 
 _lexical_cached = functools.lru_cache(maxsize=MEMO_SIZE)(_lexical_uncached)
-# `lexical` without its indirections, for values up to MEMO_CHARS (the fast path)
-lexical_memo = _lexical_cached
 
 
 def realpath(path: str, max_links: int = 40) -> str | None:
