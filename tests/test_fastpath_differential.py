@@ -55,7 +55,13 @@ PATH_SPECS = [
     "**", "/src/*.py", "./**", "~/**", "**/*.py", "src/*", "//tmp/**", ".git/**", "**/.git/**",
     "*.env", "link", "**/*é*",
 ]  # fmt: skip
-URL_SPECS = ["domain:evil.test", "domain:*.python.org", "domain:docs.python.org", "domain:*", "domain:example.com"]
+URL_SPECS = [
+    "domain:evil.test",
+    "domain:*.python.org",
+    "domain:docs.python.org",
+    "domain:*",
+    "domain:example.com",
+]
 MCP = [
     "mcp__db__query(sql:*DROP*)", "mcp__db__*", "mcp__github__*", "mcp__*", "mcp__db__query",
     "mcp__db__query(sql:SELECT *)", "mcp__fs__read(path:*secret*)", "mcp__*(q:*x*)", "mcp__db__query(n:3)",
@@ -100,7 +106,10 @@ def policy_doc(r: random.Random) -> dict[str, Any]:
     doc["permissions"] = {d: xs for d, xs in perms.items() if xs}
     rules = []
     for _ in range(r.randint(0, 3)):
-        rule: dict[str, Any] = {"decision": r.choice(DECISIONS), "match": [_expr(r) for _ in range(r.randint(1, 2))]}
+        rule: dict[str, Any] = {
+            "decision": r.choice(DECISIONS),
+            "match": [_expr(r) for _ in range(r.randint(1, 2))],
+        }
         if r.random() < 0.5:
             rule["when"] = r.choice(WHENS)
         if r.random() < 0.3:
@@ -114,7 +123,12 @@ def policy_doc(r: random.Random) -> dict[str, Any]:
         doc["rules"] = rules
     if r.random() < 0.3:
         doc["tools"] = {
-            "mcp__fs__read": {"kind": "path", "arg": "path", "read_only": r.random() < 0.5, "aliases": {"p": "path"}},
+            "mcp__fs__read": {
+                "kind": "path",
+                "arg": "path",
+                "read_only": r.random() < 0.5,
+                "aliases": {"p": "path"},
+            },
             "mcp__db__query": {
                 "kind": "generic",
                 "arg": "sql",
@@ -181,7 +195,9 @@ def call(r: random.Random, cwd: str) -> tuple[Any, Any]:
         return "Bash", args
     if x < 0.65:
         tool = r.choice(["Read", "Edit", "Write", "Grep", "Glob", "LS", "MultiEdit", "NotebookEdit"])
-        key = {"Grep": "path", "Glob": "path", "LS": "path", "NotebookEdit": "notebook_path"}.get(tool, "file_path")
+        key = {"Grep": "path", "Glob": "path", "LS": "path", "NotebookEdit": "notebook_path"}.get(
+            tool, "file_path"
+        )
         path = r.choice(PATHS)
         if r.random() < 0.1:
             path = os.path.join(cwd, path)
@@ -204,7 +220,9 @@ def call(r: random.Random, cwd: str) -> tuple[Any, Any]:
         if r.random() < 0.1:
             args["n"] = r.choice([3, 3.0, True, None, [1], {"a": 1}])
         return tool, args
-    tool = r.choice(["WebSearch", "Task", "TodoWrite", "Agent", "Unknown", "bash", "BASH", "Bash", "mcp__DB__query"])
+    tool = r.choice(
+        ["WebSearch", "Task", "TodoWrite", "Agent", "Unknown", "bash", "BASH", "Bash", "mcp__DB__query"]
+    )
     return tool, r.choice([{}, {"q": "x"}, {"command": "rm -rf /"}, {"prompt": "x"}, None, "x", [1]])
 
 
@@ -290,7 +308,9 @@ def _floating_always() -> Iterator[None]:
     """Every `*M*` pattern of a set split off as a floating substring, whatever the set's size."""
     init = pattern_set.PatternSet.__init__
     saved = init.__defaults__
-    assert saved is not None and len(saved) == 4, "PatternSet(patterns, safe, floating_from, split_product, few)"
+    assert saved is not None and len(saved) == 4, (
+        "PatternSet(patterns, safe, floating_from, split_product, few)"
+    )
     init.__defaults__ = (saved[0], 1, 1, saved[3])
     try:
         yield

@@ -48,7 +48,7 @@ ESCAPES = [
     "\\ud83d\\ude00",
     "\\u0072\\u006d -rf /",  # `rm -rf /` spelt with escapes
     "r\\u006d x",
-    "\\\"",
+    '\\"',
     "\\\\",
     "\\/",
     "\\n\\r\\t\\b\\f",
@@ -60,7 +60,20 @@ ESCAPES = [
     "\n",
     "\x7f",
 ]
-NUMBERS = ["0", "-0", "1e400", "-1e-400", "1" * 5000, "01", "1.", ".5", "NaN", "Infinity", "-Infinity", "0x10"]
+NUMBERS = [
+    "0",
+    "-0",
+    "1e400",
+    "-1e-400",
+    "1" * 5000,
+    "01",
+    "1.",
+    ".5",
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "0x10",
+]
 
 
 @st.composite
