@@ -15,6 +15,7 @@ prefix sets, `Engine._fixed`) starts cold:
 * the fast path (`Engine` as shipped), in call order;
 * the general flow (`engine._fast = False`): the same `Decision`, field by field;
 * the reference interpreter (`Engine(reference=True)`): the same decision;
+* `adecide` (the flow as a generator, under asyncio): the same `Decision`;
 * the fast path again, after `views.clear_memos()`, in a shuffled order, every call twice: the
   same `Decision` (no memo, warm-up or earlier call changes a decision).
 
@@ -25,6 +26,7 @@ themselves.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -253,6 +255,13 @@ def _load(root: Path, n: int, doc: dict[str, Any], as_settings: bool) -> list[An
 COUNTER = iter(range(10**9))
 
 
+async def _adecide_all(engine: Engine, calls: list[Any], hints: list[Any], contexts: list[Any]) -> list[Any]:
+    return [
+        await engine.adecide(tool, args, context=ctx, read_only=hint)
+        for (tool, args), hint, ctx in zip(calls, hints, contexts, strict=True)
+    ]
+
+
 def _check(root: Path, r: random.Random) -> None:
     as_settings = r.random() < 0.25
     doc = settings_doc(r) if as_settings else policy_doc(r)
@@ -268,8 +277,10 @@ def _check(root: Path, r: random.Random) -> None:
     general = Engine(policies[1], hooks=False, mode=mode)
     general._fast = False
     reference = Engine(policies[2], hooks=False, mode=mode, reference=True)
+    flow = Engine(policies[2], hooks=False, mode=mode)
+    flowed = asyncio.run(_adecide_all(flow, calls, hints, contexts))
     first = []
-    for (tool, args), hint, ctx in zip(calls, hints, contexts, strict=True):
+    for (tool, args), hint, ctx, d in zip(calls, hints, contexts, flowed, strict=True):
         a = fast.decide(tool, args, context=ctx, read_only=hint)
         b = general.decide(tool, args, context=ctx, read_only=hint)
         c = reference.decide(tool, args, context=ctx, read_only=hint)
@@ -277,6 +288,7 @@ def _check(root: Path, r: random.Random) -> None:
         assert a == b, (where, a, b)
         assert a.to_json() == b.to_json(), where
         assert a.decision == c.decision, (where, a, c)
+        assert a == d, (where, a, d)
         first.append(a)
     clear_memos()
     again = Engine(policies[3], hooks=False, mode=mode)
