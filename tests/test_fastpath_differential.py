@@ -178,6 +178,11 @@ URLS = [
     "https://example.com/\\@evil.test", "https://127.1/", "https://evil%2etest/", "https://xn--e1afmkfd.test/",
     "HTTPS://Docs.Python.Org", "https://docs.python.org:443/",
 ]  # fmt: skip
+ODD_TOOLS = [
+    "WebSearch", "Task", "TodoWrite", "Agent", "agent", "Unknown", "bash", "BASH", "Bash", "mcp__DB__query",
+    "Bash\ud800", "\uff22ash", "Bash\x00", " Bash", "Bas\u0307h", "mcp__db__query\x00", "Web\u200bFetch",
+    "mcp__", "", "\u00df", "ss", "ReAd",
+]  # fmt: skip
 SQL = ["DROP TABLE x", "SELECT 1", "select drop", "SELECT DROP", "x", "", "DR\x00OP", "DROP\ud800"]
 
 
@@ -222,9 +227,7 @@ def call(r: random.Random, cwd: str) -> tuple[Any, Any]:
         if r.random() < 0.1:
             args["n"] = r.choice([3, 3.0, True, None, [1], {"a": 1}])
         return tool, args
-    tool = r.choice(
-        ["WebSearch", "Task", "TodoWrite", "Agent", "Unknown", "bash", "BASH", "Bash", "mcp__DB__query"]
-    )
+    tool = r.choice(ODD_TOOLS)
     return tool, r.choice([{}, {"q": "x"}, {"command": "rm -rf /"}, {"prompt": "x"}, None, "x", [1]])
 
 
