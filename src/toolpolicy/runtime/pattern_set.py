@@ -265,7 +265,9 @@ class PatternSet:
         "_sides",
         "direct",
         "floating",
+        "floating_allow",
         "slow",
+        "token",
     )
 
     def __init__(
@@ -297,7 +299,11 @@ class PatternSet:
         # a falsy value for none) when no text needs the slow way; the ids among them in
         # `floating` must then go through `confirmed`
         self.direct: Any = None
+        # this set's identity for memos kept on views (`fastpath`): a bare object, so a memo
+        # names the set without keeping it (and its RE2 sets) alive after a policy is replaced
+        self.token = object()
         self.floating: frozenset[int] = frozenset()
+        self.floating_allow: frozenset[int] = frozenset()  # those of them on the allow side
         # the floating patterns: id -> (side, `[^\0]M`), and the matchers confirming their hits
         self._float: dict[int, tuple[str, str]] = {}
         self._confirm: dict[int, Any] = {}
@@ -329,6 +335,7 @@ class PatternSet:
         s.Compile()
         self._float = floats
         self.floating = frozenset(floats)
+        self.floating_allow = frozenset(i for i, (side, _) in floats.items() if side == ALLOW)
         self.direct = s._set.Match
         self._match = s._set.Match
 
