@@ -10,7 +10,7 @@ and `BASH_ENV=`) and from the wrappers' own manuals (`env -S`/`--split-string`, 
 `su -c`, `nice`, `nohup`, `timeout`, `setsid`, `stdbuf`, `ionice`, `chrt`, `xargs -I`, `find -exec
 ... +`, `watch`, `script -c`, `flock -c`, `tmux`, `screen`, `at`, `strace`, `gdb --args`,
 `systemd-run`, `runuser`, interpreters' `-c`/`-e`, `make -f /dev/stdin`, a git alias): every payload
-below is wrapped in every construct (PAYLOADS x CONSTRUCTS, about 5,300 commands), and each must
+below is wrapped in every construct (PAYLOADS x CONSTRUCTS, about 6,300 commands), and each must
 be decided `deny` or `ask`. A few hand-written spellings of `rm -rf ~` (`SPELLINGS`) are checked
 the same way.
 
@@ -69,6 +69,14 @@ PAYLOADS = [
     "aws s3 rm s3://prod --recursive",
     "gh repo delete org/repo --yes",
     "npm unpublish pkg --force",
+    "cat ~/.netrc",
+    "cat ~/.git-credentials",
+    "cat ~/.docker/config.json",
+    "cat ~/.kube/config",
+    "cat ~/.npmrc",
+    "head ~/.pgpass",
+    "cat /etc/shadow",
+    "cat ~/.config/gh/hosts.yml",
 ]
 CONSTRUCTS = [
     "{c}",
