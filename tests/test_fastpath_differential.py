@@ -19,7 +19,8 @@ prefix sets, `Engine._fixed`) starts cold:
 * the fast path again, after `views.clear_memos()`, in a shuffled order, every call twice: the
   same `Decision` (no memo, warm-up or earlier call changes a decision).
 
-A second test does the same with every `*M*` pattern split off as a floating substring
+A third test decides with a policy read back from the hook's compiled-policy cache (a pickle,
+with its lazily derived tool-glob prefixes) against a freshly compiled one. A second test does the same with every `*M*` pattern split off as a floating substring
 (`PatternSet`'s thresholds lowered to 1), which the small generated policies never reach by
 themselves.
 """
@@ -30,6 +31,7 @@ import asyncio
 import json
 import os
 import random
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,6 +43,7 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from toolpolicy import Engine, load_policy
+from toolpolicy.adapters.cache import load_policy_cached
 from toolpolicy.errors import PolicyError
 from toolpolicy.runtime import pattern_set
 from toolpolicy.runtime.views import clear_memos
@@ -339,3 +342,34 @@ def _floating_always() -> Iterator[None]:
 def test_floating_substrings_decide_as_the_reference(workspace: Path, n: int) -> None:
     with _floating_always():
         _check(workspace, random.Random(n))
+
+
+@seed(7003)
+@settings(SETTINGS, max_examples=60)
+@given(st.integers(0, 2**32))
+def test_a_policy_read_from_the_hook_cache_decides_as_a_fresh_one(workspace: Path, n: int) -> None:
+    """The compiled-policy cache pickles a policy with lazily derived data (the tool-glob prefixes):
+    a hook's engine over the unpickled policy, cold, decides as the general flow over a fresh one."""
+    r = random.Random(n)
+    doc = policy_doc(r)
+    path = workspace / f"cached{next(COUNTER)}" / "policy.yaml"
+    path.parent.mkdir()
+    path.write_text(yaml.safe_dump(doc, allow_unicode=True))
+    old = time.time() - 10
+    os.utime(path, (old, old))  # a file not being written right now: the cache keeps its entry
+    env = {"TOOLPOLICY_CACHE_DIR": str(workspace / "cache")}
+    try:
+        written = load_policy_cached(str(path), enabled=True, env=env)
+    except PolicyError:
+        return
+    cached = load_policy_cached(str(path), enabled=True, env=env)
+    assert cached is not written, "the second load is the cache's entry"
+    fast = Engine(cached, hooks=False)
+    general = Engine(load_policy(str(path)), hooks=False)
+    general._fast = False
+    cwd = str(workspace / "cwd")
+    for _ in range(24):
+        tool, args = call(r, cwd)
+        a = fast.decide(tool, args, context={"cwd": cwd})
+        b = general.decide(tool, args, context={"cwd": cwd})
+        assert (a.decision, a.reason, a.rule) == (b.decision, b.reason, b.rule), (doc, tool, args, a, b)
