@@ -19,10 +19,10 @@ prefix sets, `Engine._fixed`) starts cold:
 * the fast path again, after `views.clear_memos()`, in a shuffled order, every call twice: the
   same `Decision` (no memo, warm-up or earlier call changes a decision).
 
-A third test decides with a policy read back from the hook's compiled-policy cache (a pickle,
-with its lazily derived tool-glob prefixes) against a freshly compiled one. A second test does the same with every `*M*` pattern split off as a floating substring
+A second test does the same with every `*M*` pattern split off as a floating substring
 (`PatternSet`'s thresholds lowered to 1), which the small generated policies never reach by
-themselves.
+themselves. A third decides with a policy read back from the hook's compiled-policy cache (a
+pickle, with its lazily derived tool-glob prefixes) against a freshly compiled one.
 """
 
 from __future__ import annotations
