@@ -189,7 +189,34 @@ ODD_TOOLS = [
 SQL = ["DROP TABLE x", "SELECT 1", "select drop", "SELECT DROP", "x", "", "DR\x00OP", "DROP\ud800"]
 
 
+LONG_SIZES = [
+    2047,
+    2048,
+    2049,
+    4095,
+    4096,
+    4097,
+    9999,
+    10000,
+    10001,
+    16385,
+    70000,
+]  # the kinds' and sets' bounds
+LONG_FILLS = ["a", " ", "/", "a/", "x ", "\u00e9", ";ls", "&&rm -rf /;", "*"]
+
+
 def call(r: random.Random, cwd: str) -> tuple[Any, Any]:
+    tool, args = _call(r, cwd)
+    if r.random() < 0.03 and isinstance(args, dict) and args:  # one value at a size bound
+        key = r.choice(list(args))
+        if isinstance(args[key], str):
+            size, fill = r.choice(LONG_SIZES), r.choice(LONG_FILLS)
+            value = (args[key] + fill * size)[:size]
+            args = {**args, key: value + (" rm -rf /" if r.random() < 0.5 else "")}
+    return tool, args
+
+
+def _call(r: random.Random, cwd: str) -> tuple[Any, Any]:
     x = r.random()
     if x < 0.4:
         c = r.choice(CMDS)
