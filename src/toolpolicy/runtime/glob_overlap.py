@@ -188,7 +188,9 @@ def _charset(ranges: tuple[tuple[int, int], ...], negated: bool, fold: bool) -> 
 
 # --------------------------------------------------------------------------- the glob's tokens
 
-LITERAL, ONE, STAR = 0, 1, 2  # token kinds: a literal character, `?` or `[...]`, `*`
+LITERAL, ONE, STAR, ANY_TEXT = 0, 1, 2, 3  # token kinds: a literal character, `?` or `[...]`, `*`,
+# and `UNKNOWN` (an expansion whose value is not known: any text, `/` and a leading `.` included)
+UNKNOWN = "\x1a"  # `shell_words.UNKNOWN`
 # where the search is in the path: inside a name, at a name's start, at a name's start that a
 # `*` has already matched nothing at (no `.` may start the name any more)
 NOT_AT_NAME, AT_NAME, NAME_AFTER_STAR = 0, 1, 2
@@ -208,6 +210,10 @@ def _glob_tokens(glob: str) -> list[Token]:
         if ch == "\\" and i + 1 < n:
             out.append(_literal(glob[i + 1]))
             i += 2
+        elif ch == UNKNOWN:
+            if not out or out[-1][0] != ANY_TEXT:
+                out.append((ANY_TEXT, ANY))
+            i += 1
         elif ch == "*":
             if not out or out[-1][0] != STAR:  # `**` is `*` (no globstar)
                 out.append((STAR, ANY))
@@ -315,7 +321,10 @@ def overlaps(glob: str, regex: str, *, spelled: bool = False, budget: Budget | N
     spells `/root/.ssh/`), `.e*` against `**/.env` (it spells `.e`), but not `dist/*` against
     `*.pem`, where only the glob's wildcard could produce the guarded name.
 
-    `budget`: shared with other calls; when it runs out the answer is True."""
+    `budget`: shared with other calls; when it runs out the answer is True.
+
+    `UNKNOWN` (`\\x1a`) in the glob stands for an expansion the shell view could not know
+    (`$(cmd)`, `$X`, `${X:-y}`): any text, `/` and a leading `.` included."""
     if budget is not None and budget.left <= 0:
         return True
     try:
@@ -339,16 +348,19 @@ def overlaps(glob: str, regex: str, *, spelled: bool = False, budget: Budget | N
                 return True
             continue
         kind, chars = tokens[pos]
-        if kind == STAR:  # it may match nothing ...
-            skip = (pos + 1, states, NAME_AFTER_STAR if at_name else NOT_AT_NAME, done)
+        if kind >= STAR:  # it may match nothing ...
+            after = at_name if kind == ANY_TEXT else NAME_AFTER_STAR if at_name else NOT_AT_NAME
+            skip = (pos + 1, states, after, done)
             if skip not in seen:
                 seen.add(skip)
                 todo.append(skip)
-        nxt_pos = pos if kind == STAR else pos + 1  # ... or one more character
+        nxt_pos = pos if kind >= STAR else pos + 1  # ... or one more character
         # a wildcard never matches `/`; a `.` that starts a file name is matched only by a `.`
         # that starts the pattern's name (bash without dotglob: `*.env` never names `.env`)
         if kind == LITERAL:
             excluded: tuple[int, ...] = (DOT,) if at_name == NAME_AFTER_STAR else ()
+        elif kind == ANY_TEXT:
+            excluded = ()
         else:
             excluded = (SLASH, DOT) if at_name else (SLASH,)
         for state in states:

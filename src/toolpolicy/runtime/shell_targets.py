@@ -42,6 +42,8 @@ READ_TOOLS = ("Read", "read_file", "view", "read", "ReadFile")
 _MAX_PATHS = 32  # paths one pattern may name that are decided
 _MAX_GLOB_NAMES = 8  # wildcard names a pattern may have and still be expanded against the filesystem
 _GLOB = lazy_compile(r"(?<!\\)[*?\[]")
+TAG_CWD = "\x01"  # `kinds.TAG_CWD`: a cwd path rule's regex starts with it
+UNKNOWN = "\x1a"  # `shell_words.UNKNOWN`: an expansion whose value is not known
 
 
 def check_targets(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> RuleVerdict:
@@ -173,6 +175,7 @@ def _guarding_rule(engine: Engine, call: PreparedCall, tool: str, globs: list[st
     if arg is None or plan.spec.kind != "path":
         return None
     budget = Budget(_OVERLAP_BUDGET + _OVERLAP_PER_RULE * len(plan.rules))
+    cwd_text: str | None = None
     for p, rule in enumerate(plan.rules):
         if rule.decision == "allow" or plan.need[p] != 1:
             continue  # an allow guards nothing; a rule on another argument never holds for a bare path
@@ -181,7 +184,15 @@ def _guarding_rule(engine: Engine, call: PreparedCall, tool: str, globs: list[st
             continue
         if not cond.kind_view:
             continue  # the plain text of the argument, not a path: the expansion's paths decided it
-        if any(overlaps(g, cond.regex, spelled=True, budget=budget) for g in globs):
+        regex = cond.regex
+        if TAG_CWD in regex:  # a cwd rule (`./.git/**`) matches `TAG_CWD + rel`: put the cwd back
+            if cwd_text is None:
+                import re
+
+                cwd_text = re.escape(call.cwd.rstrip("/") + "/")
+            regex = regex.replace(TAG_CWD, cwd_text)
+        # a glob is weighed by what it spells; an unknown expansion may be any text at all
+        if any(overlaps(g, regex, spelled=UNKNOWN not in g, budget=budget) for g in globs):
             return rule
     return None
 
@@ -202,6 +213,11 @@ def glob_forms(target: str, cwd: str, home: str) -> list[str]:
             head, sep, rest = form.partition("/")
             user_home = os.path.expanduser(_unescape(head))
             form = _escape(user_home) + sep + rest if not user_home.startswith("~") else form
+        if unknown in form:  # the expansion as any text (`$X/x` may be absolute or relative)
+            kept = "/" + form if form.startswith(unknown) else form
+            if not kept.startswith("/"):
+                kept = _escape(cwd.rstrip("/")) + "/" + kept
+            out.append(_lexical_glob(kept))
         for fill in (_escape(home), _escape(cwd), "", "/") if unknown in form else ("",):
             candidate = form.replace(unknown, fill)
             if not _GLOB.search(candidate):
@@ -222,7 +238,9 @@ def _lexical_glob(glob: str) -> str:
         if name in ("", "."):
             continue
         if name == "..":
-            if parts:
+            if parts and UNKNOWN in parts[-1]:
+                parts[-1] = UNKNOWN  # the parent of an unknown directory: any directory
+            elif parts:
                 parts.pop()
             continue
         parts.append(name)
@@ -337,10 +355,23 @@ def _wild_names(pattern: str) -> int:
 
 
 def _to_python_glob(pattern: str) -> str:
-    """Backslash escapes (bash) -> `[x]` classes (Python's glob has no backslash escape)."""
-    import re
-
-    return re.sub(r"\\(.)", lambda m: "[" + m.group(1) + "]" if m.group(1) in "*?[" else m.group(1), pattern)
+    """Backslash escapes (bash) -> `[x]` classes (Python's glob has no backslash escape), and a
+    bracket negated with `^` -> `!` (bash reads `[^x]` as `[!x]`; Python's glob as a literal `^`)."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            nxt = pattern[i + 1]
+            out.append("[" + nxt + "]" if nxt in "*?[" else nxt)
+            i += 2
+        elif c == "[" and pattern.startswith("^", i + 1):
+            out.append("[!")
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
 
 
 def _escape(text: str) -> str:
