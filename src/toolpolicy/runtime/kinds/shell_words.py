@@ -386,22 +386,25 @@ def fallback_pieces(text: str) -> list[list[str]]:
 UNKNOWN = "\x1a"  # in a target pattern: an expansion whose value is not known (any text)
 HOME = "\x02"  # in a target pattern: the home directory (`~`, `$HOME`, `${HOME}`, `${HOME:-x}`)
 _HOME_VAR = lazy_compile(r"\$(?:HOME\b|\{HOME(?:[:]?[-=?+][^}]*)?\})")
-_GLOB_SPECIALS = "*?[]{}\\"
+_GLOB_SPECIALS = "*?[]{}\\^"  # `^`: so that `[\^x]` stays a literal `^`, not bash's `[^x]`
 
 
 def target_pattern(raw: str) -> str:
     """A word that names a file, as a bash glob of what it may expand to (quoted specials escaped).
 
-    `~` / `~/x` at the start and `$HOME`-like expansions become `HOME`; any other expansion
-    (`$X`, `$(cmd)`, backquotes, `${X:-y}`) becomes `UNKNOWN`; `~user` stays for the caller.
+    `~` / `~/x` at the start and `$HOME`-like expansions become `HOME`; any other expansion (`$X`,
+    `$(cmd)`, backquotes, `${X:-y}`, `~+` = `$PWD`, `~-`, `~2`) becomes `UNKNOWN`; `~user` stays
+    for the caller.
     Unquoted `*?[` and `{a,b}` stay active; quoted ones are escaped with a backslash.
     """
     out: list[str] = []
     i, n = 0, len(raw)
     dq = False
-    if raw.startswith("~") and (n == 1 or raw[1] == "/"):
-        out.append(HOME)
-        i = 1
+    if raw.startswith("~"):
+        out_i = _tilde_prefix(raw)
+        if out_i is not None:
+            out.append(out_i[0])
+            i = out_i[1]
     while i < n:
         c = raw[i]
         if c == "\\" and i + 1 < n:
@@ -443,6 +446,21 @@ def target_pattern(raw: str) -> str:
             out.append(_lit(c) if dq else c)
             i += 1
     return "".join(out)
+
+
+def _tilde_prefix(raw: str) -> tuple[str, int] | None:
+    """Bash's tilde expansion of an unquoted prefix up to the first `/` (`man bash`, Tilde
+    Expansion): `~` is the home directory; `~+` is `$PWD`, `~-` `$OLDPWD`, `~N` / `~+N` / `~-N`
+    entries of the directory stack: expansions like `$PWD` (unknown: the command may have set
+    them; tried as the cwd among the rest), with the index after the prefix. None for `~user`
+    (the caller looks the user up) and quoted prefixes."""
+    end = raw.find("/")
+    prefix = raw[1:] if end < 0 else raw[1:end]
+    if prefix == "":
+        return HOME, 1
+    if prefix in ("+", "-") or (prefix.lstrip("+-").isdigit() and prefix.lstrip("+-").isascii()):
+        return UNKNOWN, 1 + len(prefix)
+    return None
 
 
 def _lit(ch: str) -> str:
