@@ -374,6 +374,8 @@ _WORDS = frozenset(
     }
 )
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_MAX_LOOP_VALUES, _MAX_LOOP_BODY = 8, 4096  # a `for` list substituted into its body (`for_values`)
+_PLAIN_VALUE = lazy_compile(r"[^\s'\"\\$`;&|<>(){}]+")
 _SKIP = frozenset({"comment", "heredoc_start", "heredoc_end", "heredoc_content", "file_descriptor"})
 
 
@@ -405,6 +407,8 @@ class _Walker:
             for child in node.children:
                 if child.is_named:
                     self.statements(child, depth, redirs, level + 1)
+            if kind == "for_statement":
+                self.for_values(node, depth)
         elif kind == "compound_statement":
             self.compound(node, depth, redirs, level)
         elif kind == "variable_assignment":
@@ -433,6 +437,33 @@ class _Walker:
             return
         else:
             raise Unparseable(f"unsupported shell syntax ({kind})")
+
+    def for_values(self, node: Node, depth: int) -> None:
+        """`for f in .env x; do cat $f; done`: the body once more for each literal value of the list,
+        `$f` replaced by it (the body was walked with `$f` unknown; this adds what the values
+        name). Only plain values (no quotes, blanks or expansions: a glob stays a glob, expanded
+        as bash expands the list), at most `_MAX_LOOP_VALUES`, and not for a loop holding a loop."""
+        children = node.children
+        name = next((c for c in children if c.type == "variable_name"), None)
+        body = next((c for c in children if c.type == "do_group"), None)
+        values = [c for c in children if c.type in _WORDS and c.is_named]
+        if name is None or body is None or not values or len(values) > _MAX_LOOP_VALUES:
+            return
+        texts = [self.src(v) for v in values]
+        if not all(_PLAIN_VALUE.fullmatch(t) for t in texts):
+            return
+        parts = body.children
+        if len(parts) < 2 or parts[0].type != "do" or parts[-1].type != "done":
+            return
+        code = self.data[parts[0].end_byte : parts[-1].start_byte].decode("utf-8", "replace")
+        if "for" in code or len(code) > _MAX_LOOP_BODY or depth + 1 > MAX_DEPTH:
+            return
+        var = re.escape(self.src(name))
+        ref = re.compile(rf'"\$(?:{var}|\{{{var}\}})"|\$(?:{var}(?![A-Za-z0-9_])|\{{{var}\}})')
+        if not ref.search(code):
+            return
+        for text in dict.fromkeys(texts):
+            self.out.extend(parse_script(ref.sub(text.replace("\\", "\\\\"), code), depth + 1))
 
     def function(self, node: Node, depth: int, redirs: _Redirs, level: int) -> None:
         """`f() { ...; } > out`: the body runs when `f` is called, with the redirections."""
@@ -530,12 +561,15 @@ class _Walker:
         writes: list[str] = []
         reads: list[str] = []
         own_stdin = list(stdin)
+        last_end = -1  # where the last word ended: a word starting there is the same bash word
         for child in node.children:
             kind = child.type
             if kind == "variable_assignment" and not words:
                 assigns.append(self.word(child, depth))
             elif kind == "command_name":
                 words.append(self.word(child, depth))
+                last_end = child.end_byte
+                continue
             elif kind in _REDIRECTS:
                 w, r, s, more, inner = self.redirect(child, depth)
                 writes.extend(w)
@@ -545,11 +579,20 @@ class _Walker:
                 if inner:
                     raise Unparseable("a pipeline inside a command's heredoc")
             elif kind in _WORDS or kind == "variable_assignment":
-                words.append(self.word(child, depth))
+                word = self.word(child, depth)
+                if child.start_byte == last_end and words:
+                    # tree-sitter ends a word early at a `$` (`..$PWD/x` -> `..$`, `PWD/x`); no
+                    # blank between them: bash reads one word
+                    word = scan_word(words[-1].raw + word.raw)[0]
+                    words.pop()
+                words.append(word)
+                last_end = child.end_byte
+                continue
             elif kind in _SKIP or not child.is_named:
                 continue
             else:
                 raise Unparseable(f"unsupported shell syntax ({kind} in a command)")
+            last_end = -1
         words.extend(extra)
         self.add(
             node,
