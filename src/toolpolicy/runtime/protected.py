@@ -112,7 +112,7 @@ def protected_write(policy: Any, call: PreparedCall) -> str | None:
         hit = _in_view(call.primary, matcher, _first_text(call))
         return None if hit is None else f"`{hit}` is a protected path"
     if kind == "shell":
-        return _shell_writes(call, matcher)
+        return _shell_writes(policy, call, matcher)
     if call.tool in PATCH_TOOLS:
         return _patch_writes(call, matcher)
     return None
@@ -136,20 +136,24 @@ def may_write(spec: ToolSpec, args: Any, commands: Any) -> bool:
 def _matcher(policy: Any, home: str) -> Any:
     """One RE2 regex over path-view texts: every protected pattern, the policy's own files and the
     compiled-policy cache."""
-    import re  # here, not at import: `re` (and `enum`) stay off a hook that never builds this
-
     import re2
+
+    bodies = []
+    for regex in _regexes(policy, home):
+        flags, _, body = regex[2:].partition(")")  # `(?is)BODY` -> `(?is:BODY)`
+        bodies.append(f"(?{flags}:{body})")
+    return re2.compile("|".join(bodies))
+
+
+def _regexes(policy: Any, home: str) -> list[str]:
+    """The path kind's regex of each protected pattern, the policy's own files and the cache."""
+    import re  # here, not at import: `re` (and `enum`) stay off a hook that never builds this
 
     from .kinds import path
 
     own = [*_policy_files(policy), _cache_dir(home)]
     specs = [*PROTECTED_PATHS, *("//" + re.sub(_GLOB_CHARS, r"\\\1", f.lstrip("/")) for f in own)]
-    bodies = []
-    for spec in specs:
-        regex = path.compile_spec(spec, fold=True, policy_dir=policy.base_dir, home=home).regex
-        flags, _, body = regex[2:].partition(")")  # `(?is)BODY` -> `(?is:BODY)`
-        bodies.append(f"(?{flags}:{body})")
-    return re2.compile("|".join(bodies))
+    return [path.compile_spec(spec, fold=True, policy_dir=policy.base_dir, home=home).regex for spec in specs]
 
 
 def _policy_files(policy: Any) -> list[str]:
@@ -199,7 +203,7 @@ def _path_hits(text: str, call: PreparedCall, matcher: Any) -> bool:
     return _in_view(kind_view("path", text, ctx), matcher, text) is not None
 
 
-def _shell_writes(call: PreparedCall, matcher: Any) -> str | None:
+def _shell_writes(policy: Any, call: PreparedCall, matcher: Any) -> str | None:
     from .kinds.shell_words import HOME, UNKNOWN
     from .shell_targets import PATTERN, SOFT, expand
 
@@ -216,7 +220,34 @@ def _shell_writes(call: PreparedCall, matcher: Any) -> str | None:
         paths, _known = expand(target, call.cwd, call.home)
         if any(_path_hits(p, call, matcher) for p in paths):
             return f"`{shown}` is a protected path"
+        if target.startswith(PATTERN) and _glob_may_name(policy, call, target):
+            return f"`{shown}` may name a protected path"
     return None
+
+
+def _glob_may_name(policy: Any, call: PreparedCall, target: str) -> bool:
+    """Whether a glob target (`.cl?ude/settings.json`, `~/.ss?/authorized_keys`) may name a
+    protected path when bash expands it, even one that does not exist yet: the glob intersected
+    with each protected pattern (`glob_overlap`), as `shell_targets` does with deny rules."""
+    import re
+
+    from .glob_overlap import Budget, overlaps
+    from .shell_targets import TAG_CWD, glob_forms
+
+    forms = glob_forms(target, call.cwd, call.home)
+    if not forms:
+        return False
+    regexes = policy.lazy(("protected_regexes", call.home), lambda: _regexes(policy, call.home))
+    cwd_text = re.escape(call.cwd.rstrip("/") + "/")
+    budget = Budget(_OVERLAP_BUDGET)
+    for regex in regexes:
+        regex = regex.replace(TAG_CWD, cwd_text)
+        if any(overlaps(form, regex, budget=budget) for form in forms):
+            return True
+    return False
+
+
+_OVERLAP_BUDGET = 50_000  # search states for one target (past it: may name one, it asks)
 
 
 def _patch_writes(call: PreparedCall, matcher: Any) -> str | None:
