@@ -105,6 +105,107 @@ def test_options_that_name_files_are_reads_and_writes() -> None:
     assert "out" in shell.view("iconv -f a -t b -o out x").units[0].writes
 
 
-@pytest.mark.parametrize("command", ["cat -n README.md", "wc -l *.py", "md5sum -t a.py", "cut -s -f1 README.md"])
+@pytest.mark.parametrize(
+    "command", ["cat -n README.md", "wc -l *.py", "md5sum -t a.py", "cut -s -f1 README.md"]
+)
 def test_flags_on_other_files_stay_allowed(engine: Engine, ws: Path, command: str) -> None:
     assert _decide(engine, command, ws) == "allow"
+
+
+# --------------------------------------------------------------------------- F13/F16: globs in a directory, expansions
+
+F13_UNKNOWN = [
+    # a glob in a directory name (nothing it names exists: the glob itself meets the rule)
+    ("cp x .g?t/hooks/pre-commit", "ask"), ("cp x .[g]it/hooks/x", "ask"), ("cp x .g*/hooks/new", "ask"),
+    ("cat ~/.ss*/id_rsa", "ask"), ("cat ~/.s?h/config", "ask"),
+    # an expansion the engine cannot know, as the whole operand or a part of it
+    ("cat $(echo .env)", "ask"), ("cat `echo .env`", "ask"), ('cat "$(printf .env)"', "ask"),
+    ("cat ${X:-.env}", "ask"), ("cat .en$(echo v)", "ask"), ("cat $X", "ask"), ("head -n 3 $F", "ask"),
+    ("cp x $(echo .git/hooks/pre-commit)", "ask"), ("cp x .git/$(echo hooks)/x", "deny"),
+    # a loop variable: a literal list is substituted (a glob stays a glob); the rest is unknown
+    ("for f in .env; do cat $f; done", "deny"), ('for f in .e*; do cat "$f"; done', "deny"),
+    ('for f in x .env; do cat "${f}"; done', "deny"), ("for f in .git/hooks/x; do cp evil $f; done", "deny"),
+    ('for f in "a b"; do cat "$f"; done', "ask"), ("for f in $(ls); do cat $f; done", "ask"),
+    ("for f in README.md; do cat $f; done", "ask"),  # `$f` may be reassigned in the body: still unknown
+    # `..` after an unknown directory: any directory
+    ('cat "$HOME"/../..$PWD/.env', "deny"), ("cat $D/../.env", "ask"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("command", "expected"), F13_UNKNOWN)
+def test_an_unknown_or_globbed_directory_is_checked(
+    engine: Engine, ws: Path, command: str, expected: str
+) -> None:
+    assert _decide(engine, command, ws) == expected
+
+
+F13_NEAR = [
+    "cat README.md", "cat *.md", "cat ~/notes.txt", "wc -l *.py", "cat src/*/x.py", "cp a.py b.py",
+    "for f in a b; do echo $f; done", "echo $HOME", "cat .[^e]nv", "ls .g?t", "cp x ./build/$X",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", F13_NEAR)
+def test_globs_and_expansions_that_cannot_name_a_guarded_file_stay_allowed(
+    engine: Engine, ws: Path, command: str
+) -> None:
+    assert _decide(engine, command, ws) == "allow"
+
+
+# --------------------------------------------------------------------------- F14: `~+` and `~-`
+
+F14 = [
+    ("cat ~+/.env", "deny"), ("cat ~+/./.env", "deny"), ("cp x ~+/.git/hooks/pre-commit", "deny"),
+    ("echo x > ~+/.git/config", "deny"), ("cat ~-/.env", "deny"), ("cat ~2/.env", "deny"),
+    ("cp x ~-/.git/hooks/pre-commit", "deny"), ("cat ~+/README.md", "ask"), ("cat ~'+'/.env", "allow"),
+    ("echo ~+/.env", "allow"), ("cat ~+x/.env", "allow"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("command", "expected"), F14)
+def test_tilde_plus_is_the_cwd_and_tilde_minus_is_unknown(
+    engine: Engine, ws: Path, command: str, expected: str
+) -> None:
+    assert _decide(engine, command, ws) == expected
+
+
+# --------------------------------------------------------------------------- F15: `[^...]`
+
+F15 = [("cat .[^x]nv", "deny"), ("cat .[!x]nv", "deny"), ("cat .[^a-d]nv", "deny"), ("cat .[^e]nv", "allow"),
+       ("cat .[\\^x]nv", "allow"), ("cat .[\\^e]nv", "deny")]  # fmt: skip
+
+
+@pytest.mark.parametrize(("command", "expected"), F15)
+def test_a_caret_negates_a_bracket_as_bash_reads_it(
+    engine: Engine, ws: Path, command: str, expected: str
+) -> None:
+    assert _decide(engine, command, ws) == expected
+
+
+# --------------------------------------------------------------------------- F17: yolo and protected globs
+
+F17_ASK = [
+    "cp evil .cl?ude/settings.json", "cp evil .cl*/settings.json", "cp evil .[c]laude/settings.json",
+    "cp evil .[^x]laude/settings.json", "cat evil >| .cl?ude/settings.json", "cp evil .g?t/hooks/pre-commit",
+    "cp evil ~/.ss?/authorized_keys", "cp evil .mc?.json", "cp evil .env?c", "cp evil .npmr?",
+    "cp evil ~/.bash?c", "cp evil .claude/settings.json", "cp x ~+/.git/hooks/pre-commit",
+    "cp evil ~/.config/*/config", "tee .c{l,x}aude/settings.json < evil",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", F17_ASK)
+def test_yolo_never_approves_a_write_a_glob_may_aim_at_a_protected_path(
+    yolo: Engine, ws: Path, command: str
+) -> None:
+    assert _decide(yolo, command, ws) == "ask"
+
+
+F17_ALLOW = ["cp a.py build/*.py", "cp x dist/*", "echo x > out-*.log", "cp x src/*/y.json", "cp x *.json",
+             "cp x ~/notes/*.md", "rm -f *.pyc", "cp x .clo?d/settings.json"]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", F17_ALLOW)
+def test_yolo_still_approves_globbed_writes_that_cannot_name_one(
+    yolo: Engine, ws: Path, command: str
+) -> None:
+    assert _decide(yolo, command, ws) == "allow"
