@@ -164,6 +164,8 @@ def parse_script(text: str, depth: int = 0) -> list[Command]:
     if _paren_depth(text) > _MAX_PARENS:
         raise Unparseable(f"parentheses nest deeper than {_MAX_PARENS} levels")
     plain = _plain_command(text)
+    if plain is None and ("&&" in text or "||" in text or "|" in text or ";" in text):
+        plain = _plain_chain(text)
     if plain is not None:
         return plain
     tree = _parse(text)
@@ -260,6 +262,37 @@ def _plain_command(text: str) -> list[Command] | None:
 
 _DIGIT_OR_EQ = frozenset("0123456789=")
 _word = tuple.__new__  # `Word(v, r, d, g)` without the namedtuple's Python-level `__new__`
+
+
+# A text of plain commands joined by `&&`, `||`, `|` and `;`, and the first command and operator of it.
+_CHAIN_TEXT = lazy_compile(r"""(?:[A-Za-z0-9_./=:,+@%^ -]|'[^']*'|"[^"$`\\!]*"|&&|\|\||[|;])*""")
+_CHAIN_PART = lazy_compile(r"""((?:[A-Za-z0-9_./=:,+@%^ -]|'[^']*'|"[^"$`\\!]*")*)(?:&&|\|\||[|;])""")
+
+
+def _plain_chain(text: str) -> list[Command] | None:
+    """The simple commands of plain commands joined by `&&`, `||`, `|` or `;` (`git add . && git
+    commit -m x`), without tree-sitter; None if any part is not a plain command (`_plain_command`).
+
+    Lists and pipelines are containers to the walk: it gives each command in source order, its
+    `raw` the command's own span, exactly as `_plain_command` gives it for the part alone
+    (`tests/test_shell_plain_chains.py` checks it against the walk). An empty part (`a;`, `a && && b`,
+    `a;;b`) declines, so tree-sitter's reading (an error, or `;;`) stands.
+    """
+    if not _CHAIN_TEXT.fullmatch(text):
+        return None
+    out: list[Command] = []
+    pos = 0
+    while (m := _CHAIN_PART.match(text, pos)) is not None:
+        part = _plain_command(m.group(1))
+        if part is None:
+            return None
+        out.extend(part)
+        pos = m.end()
+    last = _plain_command(text[pos:])
+    if last is None or not out:
+        return None
+    out.extend(last)
+    return out
 
 
 def _paren_depth(text: str) -> int:
