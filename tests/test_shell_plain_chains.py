@@ -16,6 +16,7 @@ import pytest
 
 from command_corpus import load_corpus
 from test_shell_plain import TOKENS, _walk, commands  # commands: bench/agent_commands.py
+from toolpolicy.runtime.kinds.shell import view as shell_view
 from toolpolicy.runtime.kinds.shell_parse import Unparseable, _plain_chain, parse_script
 
 OPERATORS = ["&&", "||", "|", ";", " && ", " || ", " | ", "; ", " ;", ";;", "&&&", "|||", " & ", "|&", "&"]
@@ -80,3 +81,12 @@ def test_a_chain_is_split_into_its_commands() -> None:
     got = parse_script("git add . && git commit -m 'a && b' | tee log; ls")
     assert [c.raw for c in got] == ["git add .", "git commit -m 'a && b'", "tee log", "ls"]
     assert [w.value for w in got[1].words] == ["git", "commit", "-m", "a && b"]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("text", ["a " + "|" * 80 + "$", "a " + "|" * 80 + "&", "a" + " || b" * 500 + " (("])
+def test_a_run_of_operators_is_read_in_linear_time(text: str) -> None:
+    # `|||...` splits into `||` and `|` exponentially many ways; a backtracking search of them would
+    # not finish (fib(80) steps): the chain pattern is possessive, so this declines at once
+    assert _plain_chain(text) is None
+    assert shell_view(text).units[0].opaque

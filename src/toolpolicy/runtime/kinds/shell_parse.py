@@ -265,7 +265,9 @@ _word = tuple.__new__  # `Word(v, r, d, g)` without the namedtuple's Python-leve
 
 
 # A text of plain commands joined by `&&`, `||`, `|` and `;`, and the first command and operator of it.
-_CHAIN_TEXT = lazy_compile(r"""(?:[A-Za-z0-9_./=:,+@%^ -]|'[^']*'|"[^"$`\\!]*"|&&|\|\||[|;])*""")
+# Possessive (`*+`): a run of `|` splits into `||` and `|` many ways, and a backtracking search of
+# them all is exponential in the run's length; the first reading fits whenever any does.
+_CHAIN_TEXT = lazy_compile(r"""(?:[A-Za-z0-9_./=:,+@%^ -]|'[^']*'|"[^"$`\\!]*"|&&|\|\||[|;])*+""")
 _CHAIN_PART = lazy_compile(r"""((?:[A-Za-z0-9_./=:,+@%^ -]|'[^']*'|"[^"$`\\!]*")*)(?:&&|\|\||[|;])""")
 
 
