@@ -508,19 +508,28 @@ class _Walk:
         self, cmd: Command, depth: int, taint: bool, bases: tuple[str, ...]
     ) -> tuple[list[Unit], bool]:
         # Every step below is guarded by a cheap test of what it needs (a wrapper, a shell, an
-        # assignment, a glob...), so a plain `git status` pays only for what applies to it.
+        # assignment, a glob...), so a plain `git status` pays only for what applies to it. The
+        # words' values, their joined text and the program's basename are computed once here.
         words = cmd.words
-        full = _join(cmd.assigns + words) if cmd.assigns else _join(words)
+        assigns = cmd.assigns
         redir_writes = _targets(cmd.writes, bases) if cmd.writes else ()
         redir_reads = _targets(cmd.reads, bases) if cmd.reads else ()
         if not words:  # only assignments and/or redirections
+            full = " ".join([w.value for w in assigns])
             allow = () if taint else (full,)
             deny = _uniq([cmd.raw, full, *_latent_texts(cmd, depth)])
             return [Unit(allow, deny, writes=redir_writes, reads=redir_reads)], False
         values = [w.value for w in words]
-        k0 = _allow_start(values)
+        first = values[0]
+        base0 = basename(first) if "/" in first else first
+        joined = " ".join(values)
+        full = " ".join([*[w.value for w in assigns], *values]) if assigns else joined
+        if first in ALLOW_WRAPPERS:
+            k0 = _allow_start(values)
+            name = basename(values[k0])
+        else:
+            k0, name = 0, base0
         head = words[k0]
-        name = basename(values[k0])
         opaque = (
             taint
             or head.dynamic
@@ -528,19 +537,26 @@ class _Walk:
             or (name in _SHELLS_SOURCE and _runs_substitution(values[k0:], words[k0:]))
         )
         blocked = opaque or _allow_blocked(cmd, k0, name)
-        starts = _deny_starts(values)
-        stages = [0] if k0 == 0 and len(starts) == 1 else list(dict.fromkeys([k0, *starts]))
         texts = [cmd.raw, full]
-        for k in stages:
-            texts.extend(_stage_texts(values, k))
+        if k0 == 0 and base0 not in WRAPPERS and ("=" not in first or not ASSIGNMENT.match(first)):
+            stages = [0]  # the common case: a plain program, nothing to see through
+            if assigns:
+                texts.append(joined)  # else the same text as `full`
+            if "/" in first or not FIND_EXEC.isdisjoint(values):
+                texts.extend(_stage_texts(values, 0))
+        else:
+            starts = _deny_starts(values)
+            stages = [0] if k0 == 0 and len(starts) == 1 else list(dict.fromkeys([k0, *starts]))
+            for k in stages:
+                texts.extend(_stage_texts(values, k))
         if head.globby:
             texts.extend(_brace_texts(head, values[k0 + 1 :]))
-        if cmd.assigns or basename(values[0]) in _EVAL_BUILTINS:
+        if assigns or base0 in _EVAL_BUILTINS:
             texts.extend(_latent_texts(cmd, depth))
         known = self.table.get(name) is not None
         unknown = not known and name not in _DATA_ONLY
         if unknown:
-            texts.extend(_unknown_program_texts(values[k0:]))
+            texts.extend(_unknown_program_texts(values[k0:] if k0 else values))
         facts = _Facts()
         if known:  # the analysis of an unknown program finds nothing
             self.facts(words[k0:] if k0 else words, facts, bases, 0, values[k0:] if k0 else values)
@@ -566,10 +582,8 @@ class _Walk:
                 facts.writes.extend(SOFT + t for t in found)
         texts.extend(facts.deny)
         allow_texts: tuple[str, ...] = ()
-        if not blocked:
-            allow_texts = (
-                _canonical(values[k0:] if k0 else values),
-            )  # the subcommand form is for deny/ask only
+        if not blocked:  # the subcommand form is for deny/ask only
+            allow_texts = (_canonical(values[k0:], None) if k0 else _canonical(values, joined),)
         unit = _new_unit(  # the fields in order: allow, deny, exec_capable, writes, reads, opaque, notes, fed
             Unit,
             (
@@ -601,63 +615,72 @@ class _Walk:
         if not a.known:
             return n
         name = basename(values[0])
-        for i, cut in a.chdirs:  # `git -C DIR`, `make -C DIR`: relative files are under DIR (too)
-            w = words[i]
-            moved = Word(w.value[cut:], _cut_raw(w.raw, cut) if cut else w.raw, w.dynamic, w.globby)
-            bases = _change_dir(bases, (_CD, moved))
-        for i, cut in a.reads:
-            facts.reads.extend(_word_targets(words[i], cut, bases))
-        for i, cut in a.at_reads:  # `-d @f`, and the forms `-F k=@f`, `-F 'k=<f'`, `--data-urlencode k@f`
-            value = words[i].value[cut:]
-            if value.startswith("@"):
-                facts.reads.extend(_word_targets(words[i], cut + 1, bases))
-            elif at := _AT_FILE.match(value):
-                fname = value[at.end() :].split(";", 1)[0]
-                w = Word(fname, fname, words[i].dynamic, any(c in fname for c in "*?[{"))
-                facts.reads.extend(_word_targets(w, 0, bases))
-        for i, cut in a.writes:
-            facts.writes.extend(_word_targets(words[i], cut, bases))
-        for i, cut in a.prefixes:  # `split - ~/.bashr` writes ~/.bashr + a suffix: any file it starts
-            w = words[i]
-            named = Word(
-                w.value[cut:] + "*", (w.raw if not cut else _cut_raw(w.raw, cut)) + "*", w.dynamic, True
-            )
-            facts.writes.extend(SOFT + t for t in _word_targets(named, 0, bases))
-        for name in a.named_reads:  # `sed '1r FILE'`: a file named inside a program text
-            named = Word(name, name, "$" in name or "`" in name, any(c in name for c in "*?[{"))
-            facts.reads.extend(_word_targets(named, 0, bases))
-        strict = name == "tee"  # tee writes like `>` does (and always did here)
-        for i, cut in a.operand_writes:
-            facts.writes.extend(t if strict else SOFT + t for t in _word_targets(words[i], cut, bases))
-        if a.unknown_write:
+        if not a.quiet:  # some word is a file, a script, code or a command (else: all data)
+            for i, cut in a.chdirs:  # `git -C DIR`, `make -C DIR`: relative files are under DIR (too)
+                w = words[i]
+                moved = Word(w.value[cut:], _cut_raw(w.raw, cut) if cut else w.raw, w.dynamic, w.globby)
+                bases = _change_dir(bases, (_CD, moved))
+            for i, cut in a.reads:
+                facts.reads.extend(_word_targets(words[i], cut, bases))
+            for i, cut in a.at_reads:  # `-d @f`, and the forms `-F k=@f`, `-F 'k=<f'`, `--data-urlencode k@f`
+                value = words[i].value[cut:]
+                if value.startswith("@"):
+                    facts.reads.extend(_word_targets(words[i], cut + 1, bases))
+                elif at := _AT_FILE.match(value):
+                    fname = value[at.end() :].split(";", 1)[0]
+                    w = Word(fname, fname, words[i].dynamic, any(c in fname for c in "*?[{"))
+                    facts.reads.extend(_word_targets(w, 0, bases))
+            for i, cut in a.writes:
+                facts.writes.extend(_word_targets(words[i], cut, bases))
+            for i, cut in a.prefixes:  # `split - ~/.bashr` writes ~/.bashr + a suffix: any file it starts
+                w = words[i]
+                named = Word(
+                    w.value[cut:] + "*", (w.raw if not cut else _cut_raw(w.raw, cut)) + "*", w.dynamic, True
+                )
+                facts.writes.extend(SOFT + t for t in _word_targets(named, 0, bases))
+            for name in a.named_reads:  # `sed '1r FILE'`: a file named inside a program text
+                named = Word(name, name, "$" in name or "`" in name, any(c in name for c in "*?[{"))
+                facts.reads.extend(_word_targets(named, 0, bases))
+            strict = name == "tee"  # tee writes like `>` does (and always did here)
+            for i, cut in a.operand_writes:
+                facts.writes.extend(t if strict else SOFT + t for t in _word_targets(words[i], cut, bases))
+            if a.unknown_write:
+                facts.writes.append(_DYN + UNKNOWN)
+            if name in _LINKERS and any(".." in words[i].value.split("/") for i, _ in a.operand_writes):
+                facts.writes.append(_DYN + UNKNOWN)  # `ln -s ../.ssh a/x`: resolved from a/, not the cwd
+            for i, cut in a.scripts:
+                if name == "parallel":
+                    continue
+                text = words[i].value[cut:]
+                if name == "env":  # `env -S '-i rm x'`: the split words continue env's own argv
+                    text = "env " + text
+                facts.scripts[text] = facts.scripts.get(text, False) or words[i].dynamic
+            for i in a.code:
+                facts.deny.extend(_code_commands(words[i].value))
+                if name == "sed":  # `sed '1e rm x'`: the `e` command's text is a command
+                    facts.deny.extend(
+                        t for m in _SED_E.finditer(words[i].value) for t in _variable_code(m[1], 0)
+                    )
+        elif a.unknown_write:
             facts.writes.append(_DYN + UNKNOWN)
-        if name in _LINKERS and any(".." in words[i].value.split("/") for i, _ in a.operand_writes):
-            facts.writes.append(_DYN + UNKNOWN)  # `ln -s ../.ssh a/x`: resolved from a/, not the cwd
-        for i, cut in a.scripts:
-            if name == "parallel":
-                continue
-            text = words[i].value[cut:]
-            if name == "env":  # `env -S '-i rm x'`: the split words continue env's own argv
-                text = "env " + text
-            facts.scripts[text] = facts.scripts.get(text, False) or words[i].dynamic
-        for i in a.code:
-            facts.deny.extend(_code_commands(words[i].value))
-            if name == "sed":  # `sed '1e rm x'`: the `e` command's text is a command
-                facts.deny.extend(t for m in _SED_E.finditer(words[i].value) for t in _variable_code(m[1], 0))
-        for v in values[1:]:  # `-o ProxyCommand=...`, `-c core.pager=...`, `-c '!cmd'`: code in a value
-            if ("=" in v or v[:1] in "+:!" or v.startswith("shell ")) and (m := _CODE_VALUE.match(v)):
-                facts.deny.extend(_variable_code(m[1] or m[2] or m[3], 0))
-            if name in _EDITORS:
-                for m in _EDITOR_WRITE.finditer(v):
-                    edited = Word(m[1], m[1], "$" in m[1], any(c in m[1] for c in "*?[{"))
-                    facts.writes.extend(_word_targets(edited, 0, bases))
-        if a.effects & GUARDING:
+        rest = " ".join(values[1:]) if name not in _EDITORS else "="
+        if "=" in rest or "!" in rest or "+" in rest or ":" in rest or "shell " in rest:
+            # (a value the loop acts on holds one of those, so the test above skips nothing it finds)
+            for v in values[1:]:  # `-o ProxyCommand=...`, `-c core.pager=...`, `-c '!cmd'`: code in a value
+                if ("=" in v or v[:1] in "+:!" or v.startswith("shell ")) and (m := _CODE_VALUE.match(v)):
+                    facts.deny.extend(_variable_code(m[1] or m[2] or m[3], 0))
+                if name in _EDITORS:
+                    for m in _EDITOR_WRITE.finditer(v):
+                        edited = Word(m[1], m[1], "$" in m[1], any(c in m[1] for c in "*?[{"))
+                        facts.writes.extend(_word_targets(edited, 0, bases))
+        if a.effects and not a.effects.isdisjoint(GUARDING):
             facts.exec = True
         if a.normal is not None:
-            facts.deny.append(" ".join(values[i] for i in a.normal))
-        facts.notes.extend(
-            f"`{' '.join(values[:2])}`: {note}" if not note.startswith("`") else note for note in a.notes
-        )
+            facts.deny.append(" ".join([values[i] for i in a.normal]))
+        if a.notes:
+            facts.notes.extend(
+                f"`{' '.join(values[:2])}`: {note}" if not note.startswith("`") else note for note in a.notes
+            )
         if name == "parallel":
             self.parallel(words, a, facts)
         for s, e in a.commands:
@@ -1229,14 +1252,14 @@ def _path_operands(words: Sequence[Word]) -> list[Word]:
     return out
 
 
-def _canonical(values: Sequence[str]) -> str:
+def _canonical(values: Sequence[str], joined: str | None = None) -> str:
     """The allow text: words joined by spaces, a word holding blanks, quotes or backslashes re-quoted.
 
     So the argv stays recoverable: `"git status"` (one word: a program named `git status`) reads
     `'git status'` and is not the command `git status`, and `echo "a b"` is not `echo a b`.
     Globs and other words are unchanged (`ls *.py` stays).
     """
-    text = " ".join(values)
+    text = " ".join(values) if joined is None else joined
     if "" not in values and text.count(" ") == len(values) - 1 and not _ODD_BLANK.search(text):
         return text  # no word to re-quote (the common case): its only blanks are the separators
     return " ".join(shlex.quote(v) if (not v or _BLANK.search(v)) else v for v in values)

@@ -143,6 +143,7 @@ class Analysis(Record):
     named_reads: tuple[str, ...] = ()  # files a program text reads by name (sed `r FILE`)
     chdirs: tuple[tuple[int, int], ...] = ()  # (word index, characters to cut) of directories it works in
     prefixes: tuple[tuple[int, int], ...] = ()  # the same, of name prefixes of files it writes
+    quiet: bool = True  # no word is a file, script, code or command (the index fields above are empty)
 
 
 _EMPTY = Analysis()
@@ -378,6 +379,18 @@ class _Acc:
                 tuple(self.named_reads) if self.named_reads else (),
                 tuple(self.chdirs) if self.chdirs else (),
                 tuple(self.prefixes) if self.prefixes else (),
+                not (
+                    self.reads
+                    or self.writes
+                    or self.operand_writes
+                    or self.at_reads
+                    or self.scripts
+                    or self.code
+                    or self.commands
+                    or self.named_reads
+                    or self.chdirs
+                    or self.prefixes
+                ),
             ),
         )
 
@@ -460,7 +473,7 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
                 continue
         else:
             # an operand
-            sub = (spec.subcommands.get(w) or spec.subcommands.get("*")) if spec.subcommands else None
+            sub = (spec.subcommands.get(w) or spec.subcommands.get("*")) if spec.subcommands.bodies else None
             if sub is not None and not operands:
                 if len(kept) > base:
                     acc.dropped = True  # global options before the subcommand: left out
@@ -517,6 +530,8 @@ def _operand_role(spec: Spec, k: int, skipped: set[str]) -> str:
 def _operands(
     words: Sequence[str], spec: Spec, operands: list[int], skipped: set[str], become: str | None, acc: _Acc
 ) -> None:
+    if not operands:
+        return
     roles = [r for r in spec.operands if r not in skipped] if skipped else spec.operands
     rep = spec.repeat
     if skipped and rep >= 0 and spec.operands[rep] in skipped:
