@@ -456,25 +456,22 @@ class _Walk:
         stdin = False
         consumers: list[int] = []  # commands that run the code reaching their standard input
         links: list[str] = []  # names `ln`/`cp -s` gave to links earlier in this text
+        several = len(commands) > 1  # a consumer matters only beside a command that prints
         for i, cmd in enumerate(commands):
-            more, stdin_code = self.command(cmd, depth, taint, bases)
+            more, stdin_code, interprets, cdpath = self.command(cmd, depth, taint, bases)
             units.extend(_through_links(u, links) for u in more) if links else units.extend(more)
-            if cmd.words and basename(cmd.words[0].value) in _LINKERS:
+            words = cmd.words
+            if words and basename(words[0].value) in _LINKERS:
                 links.extend(_link_names(cmd))
             stdin = stdin or stdin_code
-            if (
-                len(commands) > 1  # a consumer matters only beside a command that prints
-                and not cmd.stdin
-                and not cmd.reads
-                and (stdin_code or self.interprets_stdin(cmd))
-            ):
+            if several and not cmd.stdin and not cmd.reads and (stdin_code or interprets):
                 consumers.append(i)
-            if _sets_cdpath(cmd):  # `CDPATH=~ cd .ssh`: a relative `cd` may land anywhere
+            if cdpath:  # `CDPATH=~ cd .ssh`: a relative `cd` may land anywhere
                 bases = tuple(dict.fromkeys([*bases, _DYN + UNKNOWN]))
-            if cmd.words and cmd.words[0].value in _CD_START:
-                k = _dir_changer(cmd.words)
+            if words and words[0].value in _CD_START:
+                k = _dir_changer(words)
                 if k is not None:
-                    bases = _change_dir(bases, cmd.words[k:])
+                    bases = _change_dir(bases, words[k:])
         if stdin:
             for script, tainted in _piped_scripts(commands, self).items():
                 units.extend(self.script(script, depth + 1, taint=taint or tainted, bases=bases))
@@ -496,17 +493,12 @@ class _Walk:
                 )
         return units
 
-    def interprets_stdin(self, cmd: Command) -> bool:
-        """An interpreter given no script (`python3`, `node -`): it runs what reaches its stdin."""
-        values = [w.value for w in cmd.words]
-        if not values:
-            return False
-        k0 = _allow_start(values)
-        return _reads_code_from_stdin(values[k0:], self.table)
-
     def command(
         self, cmd: Command, depth: int, taint: bool, bases: tuple[str, ...]
-    ) -> tuple[list[Unit], bool]:
+    ) -> tuple[list[Unit], bool, bool, bool]:
+        """The command's units; whether it runs the code reaching its stdin (a stdin shell,
+        `xargs sh -c`), whether it interprets stdin as code (`python3`, `node -`: an interpreter
+        given no script), and whether it sets `CDPATH`."""
         # Every step below is guarded by a cheap test of what it needs (a wrapper, a shell, an
         # assignment, a glob...), so a plain `git status` pays only for what applies to it. The
         # words' values, their joined text and the program's basename are computed once here.
@@ -518,7 +510,8 @@ class _Walk:
             full = " ".join([w.value for w in assigns])
             allow = () if taint else (full,)
             deny = _uniq([cmd.raw, full, *_latent_texts(cmd, depth)])
-            return [Unit(allow, deny, writes=redir_writes, reads=redir_reads)], False
+            unit = Unit(allow, deny, writes=redir_writes, reads=redir_reads)
+            return [unit], False, False, "CDPATH=" in full and _sets_cdpath(cmd)
         values = [w.value for w in words]
         first = values[0]
         base0 = basename(first) if "/" in first else first
@@ -553,8 +546,11 @@ class _Walk:
             texts.extend(_brace_texts(head, values[k0 + 1 :]))
         if assigns or base0 in _EVAL_BUILTINS:
             texts.extend(_latent_texts(cmd, depth))
-        known = self.table.get(name) is not None
+        spec = self.table.get(name)
+        known = spec is not None
         unknown = not known and name not in _DATA_ONLY
+        # an interpreter given no script (`python3`, `node -`) runs what reaches its stdin
+        interprets = known and spec.code_option and _reads_code_from_stdin(values[k0:], self.table)
         if unknown:
             texts.extend(_unknown_program_texts(values[k0:] if k0 else values))
         facts = _Facts()
@@ -565,14 +561,17 @@ class _Walk:
             if k != k0:
                 self.facts(words[k:], facts, bases, 0)
         facts.exec = exec_found
-        if cmd.stdin and _reads_code_from_stdin(values[k0:], self.table):
+        if cmd.stdin and interprets:
             facts.exec = True  # `python3 - <<EOF`: the heredoc is code
             facts.notes.append(f"`{values[k0]}` runs the code fed to its standard input")
             for s in cmd.stdin:
                 facts.deny.extend(_code_commands(s.text))
         if unknown:  # `nocache bash -c '...'`: a shell among the operands runs its script
             for k in range(k0 + 1, min(len(values), k0 + _MAX_UNKNOWN_STAGES + 1)):
-                if basename(values[k]) in SHELLS and (idx := script_of(values[k:])) is not None:
+                v = values[k]
+                if (v in SHELLS or ("/" in v and basename(v) in SHELLS)) and (
+                    idx := script_of(values[k:])
+                ) is not None:
                     _add_script(facts.scripts, cmd.words[k:], idx, 0)
                     break
             # `ssh-keygen -f ~/.ssh/id_rsa`, `openssl ... -out ~/.bashrc`: any path may be read or written
@@ -603,7 +602,10 @@ class _Walk:
             units = self.nested(
                 unit, cmd, stages, depth, taint=taint, blocked=blocked, facts=facts, bases=bases
             )
-        return units, facts.stdin_code or _stdin_shell(values, stages)
+        stdin_code = facts.stdin_code or (
+            (len(stages) > 1 or base0 in _STDIN_NAMES) and _stdin_shell(values, stages)
+        )
+        return units, stdin_code, bool(interprets), "CDPATH=" in full and _sets_cdpath(cmd)
 
     def facts(
         self, words: Sequence[Word], facts: _Facts, bases: tuple[str, ...], n: int, values: Sequence[str] = ()
@@ -815,6 +817,7 @@ def _stdin_shell(values: Sequence[str], stages: Sequence[int]) -> bool:
 
 
 _STDIN_RUNNERS = frozenset({"at", "batch"})  # they queue the shell script on their stdin (at(1))
+_STDIN_NAMES = SHELLS | _STDIN_RUNNERS | _SOURCE  # the names `_stdin_shell` looks for
 
 
 def _runner_reads_stdin(args: Sequence[str]) -> bool:
