@@ -79,7 +79,7 @@ from collections.abc import Iterable, Sequence
 
 from ...vocabulary.lazy_regex import lazy_compile
 from . import ArgView, CompiledPattern, Unit
-from .shell_knowledge import GUARDING, Analysis, Table, analyse, bundled
+from .shell_knowledge import GUARDING, Analysis, Spec, Table, analyse, bundled
 from .shell_parse import (
     MAX_DEPTH,
     NON_FILES,
@@ -555,7 +555,7 @@ class _Walk:
             texts.extend(_unknown_program_texts(values[k0:] if k0 else values))
         facts = _Facts()
         if known:  # the analysis of an unknown program finds nothing
-            self.facts(words[k0:] if k0 else words, facts, bases, 0, values[k0:] if k0 else values)
+            self.facts(words[k0:] if k0 else words, facts, bases, 0, values[k0:] if k0 else values, spec)
         exec_found = facts.exec  # what the allow side sees; wrappers stripped before it run that
         for k in stages:
             if k != k0:
@@ -608,12 +608,18 @@ class _Walk:
         return units, stdin_code, bool(interprets), "CDPATH=" in full and _sets_cdpath(cmd)
 
     def facts(
-        self, words: Sequence[Word], facts: _Facts, bases: tuple[str, ...], n: int, values: Sequence[str] = ()
+        self,
+        words: Sequence[Word],
+        facts: _Facts,
+        bases: tuple[str, ...],
+        n: int,
+        values: Sequence[str] = (),
+        spec: Spec | None = None,
     ) -> int:
         """Add what the knowledge says about `words` (and the commands it runs) to `facts`
-        (`values`: their values, when the caller has them)."""
+        (`values`: their values, `spec`: their program's knowledge, when the caller has them)."""
         values = values or [w.value for w in words]
-        a = analyse(values, self.table)
+        a = analyse(values, self.table, spec)
         if not a.known:
             return n
         name = basename(values[0])

@@ -309,13 +309,15 @@ def bundled_entries() -> dict[str, Any]:
 _OLD_STYLE = frozenset({"tar"})  # a first argument without `-` is a cluster of options
 
 
-def analyse(words: Sequence[str], table: Table) -> Analysis:
-    """What the program `words[0]` (a basename lookup) does with the rest of `words`."""
+def analyse(words: Sequence[str], table: Table, spec: Spec | None = None) -> Analysis:
+    """What the program `words[0]` (a basename lookup) does with the rest of `words`
+    (`spec`: `table.get` of that basename, when the caller has looked it up already)."""
     if not words:
         return _EMPTY
     head = words[0]
     name = head.rstrip("/").rsplit("/", 1)[-1] if "/" in head else head
-    spec = table.get(name)
+    if spec is None:
+        spec = table.get(name)
     if spec is None:
         return _EMPTY
     if name in _OLD_STYLE and len(words) > 1 and words[1][:1].isalpha():
@@ -326,75 +328,57 @@ def analyse(words: Sequence[str], table: Table) -> Analysis:
     return acc.result(kept if acc.dropped else None)
 
 
+# What `_Acc.found` holds: (field, item), the field an index into the lists of `Analysis`.
+_READS, _WRITES, _OPERAND_WRITES, _AT_READS, _SCRIPTS, _CODE, _COMMANDS, _NAMED_READS, _CHDIRS, _PREFIXES = (
+    range(10)
+)
+
+
 class _Acc:
-    __slots__ = (
-        "at_reads",
-        "chdirs",
-        "code",
-        "commands",
-        "dropped",
-        "effects",
-        "named_reads",
-        "notes",
-        "operand_writes",
-        "prefixes",
-        "reads",
-        "scripts",
-        "unknown_write",
-        "writes",
-    )
+    """What `_walk` finds: the word roles in one list, in order (most commands find none, so
+    one list to make, not ten), sorted into the fields of an `Analysis` at the end."""
+
+    __slots__ = ("dropped", "effects", "found", "notes", "unknown_write")
 
     def __init__(self) -> None:
-        self.reads: list[tuple[int, int]] = []
-        self.writes: list[tuple[int, int]] = []
-        self.operand_writes: list[tuple[int, int]] = []
-        self.at_reads: list[tuple[int, int]] = []
-        self.scripts: list[tuple[int, int]] = []
-        self.code: list[int] = []
-        self.commands: list[tuple[int, int]] = []
+        self.found: list[tuple[int, object]] = []
         self.effects: set[str] = set()
         self.notes: list[str] = []
         self.dropped = False
         self.unknown_write = False
-        self.named_reads: list[str] = []
-        self.chdirs: list[tuple[int, int]] = []
-        self.prefixes: list[tuple[int, int]] = []
 
     def result(self, normal: list[int] | None) -> Analysis:
+        if self.found:
+            fields: list[list[object]] = [[], [], [], [], [], [], [], [], [], []]
+            for field, item in self.found:
+                fields[field].append(item)
+            by = [tuple(f) for f in fields]
+        else:
+            by = _NO_FINDINGS
         return _new_analysis(  # positional, as the fields are declared
             Analysis,
             (
-                tuple(self.reads) if self.reads else (),
-                tuple(self.writes) if self.writes else (),
-                tuple(self.operand_writes) if self.operand_writes else (),
-                tuple(self.at_reads) if self.at_reads else (),
-                tuple(self.scripts) if self.scripts else (),
-                tuple(self.code) if self.code else (),
-                tuple(self.commands) if self.commands else (),
+                by[_READS],
+                by[_WRITES],
+                by[_OPERAND_WRITES],
+                by[_AT_READS],
+                by[_SCRIPTS],
+                by[_CODE],
+                by[_COMMANDS],
                 frozenset(self.effects) if self.effects else _NO_EFFECTS,
                 tuple(dict.fromkeys(self.notes)) if self.notes else (),
                 tuple(normal) if normal is not None else None,
                 True,
                 self.unknown_write,
-                tuple(self.named_reads) if self.named_reads else (),
-                tuple(self.chdirs) if self.chdirs else (),
-                tuple(self.prefixes) if self.prefixes else (),
-                not (
-                    self.reads
-                    or self.writes
-                    or self.operand_writes
-                    or self.at_reads
-                    or self.scripts
-                    or self.code
-                    or self.commands
-                    or self.named_reads
-                    or self.chdirs
-                    or self.prefixes
-                ),
+                by[_NAMED_READS],
+                by[_CHDIRS],
+                by[_PREFIXES],
+                not self.found,
             ),
         )
 
 
+_NO_FINDINGS: list[tuple[object, ...]] = [()] * 10
 _new_analysis = tuple.__new__  # `Analysis(...)` without the namedtuple's Python-level `__new__`
 _NO_EFFECTS: frozenset[str] = frozenset()
 
@@ -431,7 +415,7 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
                     j += 1
                 _option(acc, opt, w, None, 0, words)
                 if j > i + 1:
-                    acc.commands.append((i + 1, j))
+                    acc.found.append((_COMMANDS, (i + 1, j)))
                 kept.extend(range(i, min(j + 1, n)))
                 i = j + 1
                 continue
@@ -487,7 +471,7 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
                 i += 1
                 continue
             if role == "command":
-                acc.commands.append((i, n))
+                acc.found.append((_COMMANDS, (i, n)))
                 acc.effects.add("exec")
                 kept.extend(range(i, n))
                 return
@@ -560,12 +544,12 @@ def _operands(
             continue
         if role == "read" and become:
             role = become
-            acc.writes.append((idx, 0))  # an option made it a write (`sed -i`): not by nature
+            acc.found.append((_WRITES, (idx, 0)))  # an option made it a write (`sed -i`): not by nature
             continue
         if spec.operand_effects and w in spec.operand_effects:
             _effects(acc, spec.operand_effects[w], f"`{spec.name} {w}`", "")
         if role == "write":
-            acc.operand_writes.append((idx, 0))
+            acc.found.append((_OPERAND_WRITES, (idx, 0)))
             continue
         if role == "output":
             _value(acc, "write", idx, 0, f"`{spec.name}`", "its output", w)
@@ -584,37 +568,37 @@ def _value(acc: _Acc, role: str, idx: int, cut: int, label: str, note: str, text
     if role == "data":
         return  # the common case: text the program only looks at
     if role == "read":
-        acc.reads.append((idx, cut))
+        acc.found.append((_READS, (idx, cut)))
     elif role == "write":
-        acc.writes.append((idx, cut))
+        acc.found.append((_WRITES, (idx, cut)))
         if label:
             acc.notes.append(f"{label} writes a file" + (f" ({note})" if note else ""))
     elif role == "script":
-        acc.scripts.append((idx, cut))
+        acc.found.append((_SCRIPTS, (idx, cut)))
         acc.effects.add("exec")
         if label:
             acc.notes.append(f"{label} runs shell code")
     elif role == "code":
-        acc.code.append(idx)
+        acc.found.append((_CODE, idx))
         acc.effects.add("exec")
         if label:
             acc.notes.append(f"{label} runs code")
     elif role == "command":
-        acc.commands.append((idx, idx + 1))
+        acc.found.append((_COMMANDS, (idx, idx + 1)))
         acc.effects.add("exec")
         if label:
             acc.notes.append(f"{label} runs a command")
     elif role == "at-read":
-        acc.at_reads.append((idx, cut))
+        acc.found.append((_AT_READS, (idx, cut)))
     elif role == "directory":
-        acc.chdirs.append((idx, cut))
+        acc.found.append((_CHDIRS, (idx, cut)))
     elif role == "prefix":  # the name as given, as an option's or an operand's write, and PREFIX*
-        acc.prefixes.append((idx, cut))
+        acc.found.append((_PREFIXES, (idx, cut)))
         if label:
-            acc.writes.append((idx, cut))
+            acc.found.append((_WRITES, (idx, cut)))
             acc.notes.append(f"{label} writes files whose names start with its value")
         else:
-            acc.operand_writes.append((idx, cut))
+            acc.found.append((_OPERAND_WRITES, (idx, cut)))
     elif role in ("sed", "awk"):
         _program(acc, role, idx, text)
 
@@ -640,14 +624,14 @@ def _program(acc: _Acc, role: str, idx: int, text: str) -> None:
         for m in _SED_READ.finditer(text):
             name = m.group(1).strip()
             if name and name not in ("/dev/stdin", "-"):
-                acc.named_reads.append(name)
+                acc.found.append((_NAMED_READS, name))
                 acc.notes.append(f"the sed script reads `{name}`")
     effects, why = program_effects(role, text)
     if effects:
         acc.effects.update(effects)
         acc.notes.append(why)
         if "exec" in effects:
-            acc.code.append(idx)
+            acc.found.append((_CODE, idx))
         else:
             acc.unknown_write = True
 
