@@ -209,21 +209,28 @@ def _first_error(node: Node) -> Node | None:
 
 # A text made only of words of these characters, quoted strings that expand nothing and spaces:
 # one simple command, no operator, redirection, expansion, glob, comment or line continuation.
-_PLAIN_TEXT = lazy_compile(r"""(?:[A-Za-z0-9_./=:,+@%^ -]|'[^']*'|"[^"$`\\!]*")*""")
+# (unrolled: runs of plain characters between quoted strings, possessive; the same texts as
+# `(?:[...]|'[^']*'|"[^"$`\\!]*")*`, matched ~4x faster)
+_PLAIN_TEXT = lazy_compile(
+    r"""[A-Za-z0-9_./=:,+@%^ -]*+(?:(?:'[^']*+'|"[^"$`\\!]*+")[A-Za-z0-9_./=:,+@%^ -]*+)*+"""
+)
 _PLAIN_TOKEN = lazy_compile(r"""(?:[A-Za-z0-9_./=:,+@%^-]|'[^']*'|"[^"$`\\!]*")+""")
 _ASSIGN_TOKEN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 # tree-sitter rejects `a%x`, `a@x`, `x=1 a:b` and some words after a command word `-...`
-_COMMAND_WORD = lazy_compile(
-    r"""(?:[A-Za-z0-9_./+]|'[^']*'|"[^"$`\\!]*")(?:[A-Za-z0-9_./+-]|'[^']*'|"[^"$`\\!]*")*"""
-)
 _DIGIT_ASSIGN = lazy_compile(r"[0-9][A-Za-z0-9_]*\+?=")
 # Words bash reads as syntax at the start of a command (and `in`, `do`... after `for`/`case`).
 _RESERVED = frozenset(
     {"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do"}
     | {"done", "in", "function", "time", "coproc", "{", "}", "!", "[[", "]]"}
 )
-_RESERVED_START = lazy_compile(
+_RESERVED_WORD = (
     "(?:" + "|".join(re.escape(w) for w in sorted(_RESERVED, key=len, reverse=True)) + r")(?![A-Za-z0-9_])"
+)
+# A command word tree-sitter reads as one: not a reserved word (`_RESERVED_WORD`, as a lookahead),
+# then plain characters and quoted strings (unrolled and possessive, like `_PLAIN_TEXT`).
+_COMMAND_WORD = lazy_compile(
+    "(?!" + _RESERVED_WORD + ")"
+    r"""(?:[A-Za-z0-9_./+]|'[^']*+'|"[^"$`\\!]*+")[A-Za-z0-9_./+-]*+(?:(?:'[^']*+'|"[^"$`\\!]*+")[A-Za-z0-9_./+-]*+)*+"""
 )
 
 
@@ -241,15 +248,14 @@ def _plain_command(text: str) -> list[Command] | None:
         return None
     quoted = "'" in text or '"' in text
     tokens = _PLAIN_TOKEN.findall(text) if quoted else text.split()  # no quotes: only spaces separate
-    for t in tokens:
-        if t[0] in _DIGIT_OR_EQ and (t[0] == "=" or _DIGIT_ASSIGN.match(t)):
-            return (
-                None  # tree-sitter reads `1a=b` as an assignment, drops `==`, and may drop a word before them
-            )
     k = 0
-    while k < len(tokens) and "=" in tokens[k] and _ASSIGN_TOKEN.match(tokens[k]):
-        k += 1
-    if k == len(tokens) or not _COMMAND_WORD.fullmatch(tokens[k]) or _RESERVED_START.match(tokens[k]):
+    if "=" in text:  # (both tests below need a `=` in a token)
+        for t in tokens:
+            if t[0] in _DIGIT_OR_EQ and (t[0] == "=" or _DIGIT_ASSIGN.match(t)):
+                return None  # tree-sitter reads `1a=b` as an assignment, drops `==`, and may drop a word before them
+        while k < len(tokens) and "=" in tokens[k] and _ASSIGN_TOKEN.match(tokens[k]):
+            k += 1
+    if k == len(tokens) or not _COMMAND_WORD.fullmatch(tokens[k]):
         return None  # tree-sitter reads some `x=y` words (`--x=y`) as assignments, `function%x` as a keyword
     if quoted:
         words = tuple(
@@ -257,11 +263,12 @@ def _plain_command(text: str) -> list[Command] | None:
         )
     else:
         words = tuple([_word(Word, (t, t, False, False)) for t in tokens])
-    return [Command(text.strip(" "), words[:k], words[k:], (), (), ())]
+    return [_new(Command, (text.strip(" "), words[:k], words[k:], (), (), ()))]
 
 
 _DIGIT_OR_EQ = frozenset("0123456789=")
 _word = tuple.__new__  # `Word(v, r, d, g)` without the namedtuple's Python-level `__new__`
+_new = tuple.__new__  # the same for `Command`
 
 
 # A text of plain commands joined by `&&`, `||`, `|` and `;`, and the first command and operator of it.
