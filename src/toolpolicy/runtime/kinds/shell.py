@@ -587,10 +587,10 @@ class _Walk:
             Unit,
             (
                 allow_texts,
-                _uniq(texts),
+                tuple(dict.fromkeys(texts)),
                 facts.exec or (name in EXEC_NAMES and exec_capable(values[k0:])),
-                _uniq([*redir_writes, *facts.writes]) if redir_writes or facts.writes else (),
-                _uniq([*redir_reads, *facts.reads]) if redir_reads or facts.reads else (),
+                tuple(dict.fromkeys([*redir_writes, *facts.writes])) if redir_writes or facts.writes else (),
+                tuple(dict.fromkeys([*redir_reads, *facts.reads])) if redir_reads or facts.reads else (),
                 opaque,
                 tuple(dict.fromkeys(facts.notes)) if facts.notes else (),
                 False,
@@ -1269,7 +1269,21 @@ def _canonical(values: Sequence[str], joined: str | None = None) -> str:
     Globs and other words are unchanged (`ls *.py` stays).
     """
     text = " ".join(values) if joined is None else joined
-    if "" not in values and text.count(" ") == len(values) - 1 and not _ODD_BLANK.search(text):
+    if (
+        "" not in values
+        and text.count(" ") == len(values) - 1
+        and (
+            # printable ASCII has no blank but the space: only quotes and backslashes to look for
+            (
+                text.isascii()
+                and text.isprintable()
+                and "'" not in text
+                and '"' not in text
+                and "\\" not in text
+            )
+            or not _ODD_BLANK.search(text)
+        )
+    ):
         return text  # no word to re-quote (the common case): its only blanks are the separators
     return " ".join(shlex.quote(v) if (not v or _BLANK.search(v)) else v for v in values)
 

@@ -349,10 +349,12 @@ class _Acc:
 
     def result(self, normal: list[int] | None) -> Analysis:
         if self.found:
-            fields: list[list[object]] = [[], [], [], [], [], [], [], [], [], []]
+            fields: dict[int, list[object]] = {}
             for field, item in self.found:
-                fields[field].append(item)
-            by = [tuple(f) for f in fields]
+                fields.setdefault(field, []).append(item)
+            by = list(_NO_FINDINGS)
+            for field, items in fields.items():
+                by[field] = tuple(items)
         else:
             by = _NO_FINDINGS
         return _new_analysis(  # positional, as the fields are declared
