@@ -531,8 +531,9 @@ class _Walk:
         )
         blocked = opaque or _allow_blocked(cmd, k0, name)
         texts = [cmd.raw, full]
+        plain = False  # no wrapper or assignment to see through: one stage, at 0
         if k0 == 0 and base0 not in WRAPPERS and ("=" not in first or not ASSIGNMENT.match(first)):
-            stages = [0]  # the common case: a plain program, nothing to see through
+            stages, plain = [0], True  # the common case: a plain program, nothing to see through
             if assigns:
                 texts.append(joined)  # else the same text as `full`
             if "/" in first or not FIND_EXEC.isdisjoint(values):
@@ -555,12 +556,16 @@ class _Walk:
             texts.extend(_unknown_program_texts(values[k0:] if k0 else values))
         facts = _Facts()
         if known:  # the analysis of an unknown program finds nothing
-            self.facts(words[k0:] if k0 else words, facts, bases, 0, values[k0:] if k0 else values, spec)
-        exec_found = facts.exec  # what the allow side sees; wrappers stripped before it run that
-        for k in stages:
-            if k != k0:
-                self.facts(words[k:], facts, bases, 0)
-        facts.exec = exec_found
+            if k0:
+                self.facts(words[k0:], facts, bases, 0, values[k0:], spec)
+            else:
+                self.facts(words, facts, bases, 0, values, spec, joined)
+        if not plain:
+            exec_found = facts.exec  # what the allow side sees; wrappers stripped before it run that
+            for k in stages:
+                if k != k0:
+                    self.facts(words[k:], facts, bases, 0)
+            facts.exec = exec_found
         if cmd.stdin and interprets:
             facts.exec = True  # `python3 - <<EOF`: the heredoc is code
             facts.notes.append(f"`{values[k0]}` runs the code fed to its standard input")
@@ -596,14 +601,18 @@ class _Walk:
                 False,
             ),
         )
-        if not facts.scripts and _runs_no_script(values, stages, name):
+        if not facts.scripts and (
+            (name not in _SCRIPT_NAMES and FIND_EXEC.isdisjoint(values))
+            if plain
+            else _runs_no_script(values, stages, name)
+        ):
             units = [unit]  # the common case: no shell code anywhere in its argv
         else:
             units = self.nested(
                 unit, cmd, stages, depth, taint=taint, blocked=blocked, facts=facts, bases=bases
             )
         stdin_code = facts.stdin_code or (
-            (len(stages) > 1 or base0 in _STDIN_NAMES) and _stdin_shell(values, stages)
+            (not plain or base0 in _STDIN_NAMES) and _stdin_shell(values, stages)
         )
         return units, stdin_code, bool(interprets), "CDPATH=" in full and _sets_cdpath(cmd)
 
@@ -615,9 +624,11 @@ class _Walk:
         n: int,
         values: Sequence[str] = (),
         spec: Spec | None = None,
+        joined: str = "",
     ) -> int:
         """Add what the knowledge says about `words` (and the commands it runs) to `facts`
-        (`values`: their values, `spec`: their program's knowledge, when the caller has them)."""
+        (`values`: their values, `spec`: their program's knowledge, `joined`: the values joined by
+        spaces, when the caller has them)."""
         values = values or [w.value for w in words]
         a = analyse(values, self.table, spec)
         if not a.known:
@@ -671,7 +682,7 @@ class _Walk:
                     )
         elif a.unknown_write:
             facts.writes.append(_DYN + UNKNOWN)
-        rest = " ".join(values[1:]) if name not in _EDITORS else "="
+        rest = (joined or " ".join(values[1:])) if name not in _EDITORS else "="
         if "=" in rest or "!" in rest or "+" in rest or ":" in rest or "shell " in rest:
             # (a value the loop acts on holds one of those, so the test above skips nothing it finds)
             for v in values[1:]:  # `-o ProxyCommand=...`, `-c core.pager=...`, `-c '!cmd'`: code in a value
