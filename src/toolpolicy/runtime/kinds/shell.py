@@ -529,7 +529,16 @@ class _Walk:
             or head.globby
             or (name in _SHELLS_SOURCE and _runs_substitution(values[k0:], words[k0:]))
         )
-        blocked = opaque or _allow_blocked(cmd, k0, name)
+        if opaque:
+            blocked = True
+        elif assigns or name in _EVAL_BUILTINS:
+            blocked = _allow_blocked(cmd, k0, name)
+        else:  # `_allow_blocked` without assignments or an evaluating builtin: the words' raw texts
+            blocked = False
+            for w in words:
+                if "@P}" in w.raw or "${!" in w.raw:
+                    blocked = True
+                    break
         texts = [cmd.raw, full]
         plain = False  # no wrapper or assignment to see through: one stage, at 0
         if k0 == 0 and base0 not in WRAPPERS and ("=" not in first or not ASSIGNMENT.match(first)):
@@ -552,7 +561,7 @@ class _Walk:
         unknown = not known and name not in _DATA_ONLY
         # an interpreter given no script (`python3`, `node -`) runs what reaches its stdin
         interprets = known and spec.code_option and _reads_code_from_stdin(values[k0:], self.table)
-        if unknown:
+        if unknown and name not in _NOT_RUNNERS:
             texts.extend(_unknown_program_texts(values[k0:] if k0 else values))
         facts = _Facts()
         if known:  # the analysis of an unknown program finds nothing
@@ -1232,14 +1241,15 @@ _DATA_ONLY = frozenset(
     | {"cowsay", "figlet", "banner", "say", "espeak", "tput", "stty", "caller", "bind", "enable"}
 )
 _MAX_UNKNOWN_STAGES = 8
+# Programs whose operands `_unknown_program_texts` never reads as commands.
+_NOT_RUNNERS = _DATA_ONLY | SHELLS | frozenset(WRAPPERS) | _SOURCE
 
 
 def _unknown_program_texts(values: Sequence[str]) -> list[str]:
     """A program the knowledge does not know may run its operands (`nocache rm -rf x`, `uv run rm`,
     `hyperfine 'rm -rf x'`): for deny rules only, the argv from each later operand, and the string
     literals of operands that look like code (`Rscript -e 'system("rm x")'`)."""
-    name = basename(values[0])
-    if name in _DATA_ONLY or name in SHELLS or name in WRAPPERS or name in _SOURCE:
+    if basename(values[0]) in _NOT_RUNNERS:
         return []
     out: list[str] = []
     for k in range(1, min(len(values), _MAX_UNKNOWN_STAGES + 1)):

@@ -486,13 +486,16 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
         # an option (opt may be None: an unknown one)
         if opt is not None:
             if opt.takes == NONE:
-                _option(acc, opt, w, None, 0, words)
-            else:
+                value = None
+            if opt.effects or (value is not None and opt.role != "data"):  # else `_option` adds nothing
                 _option(acc, opt, w, value, cut, words)
             become = opt.operands_become or become
             if opt.instead_of:
                 skipped.add(opt.instead_of)
-        kept.extend(range(i, min(i + step, n)))
+        if step == 1:
+            kept.append(i)
+        else:
+            kept.extend(range(i, min(i + step, n)))
         i += step
     _operands(words, spec, operands, skipped, become, acc)
     return None
