@@ -257,9 +257,12 @@ def _plain_command(text: str) -> list[Command] | None:
             k += 1
     if k == len(tokens) or not _COMMAND_WORD.fullmatch(tokens[k]):
         return None  # tree-sitter reads some `x=y` words (`--x=y`) as assignments, `function%x` as a keyword
-    if quoted:
+    if quoted:  # quote removal is only dropping the quotes (no `$`, backslash or glob character)
         words = tuple(
-            scan_word(t)[0] if "'" in t or '"' in t else _word(Word, (t, t, False, False)) for t in tokens
+            [
+                _word(Word, (_UNQUOTE.sub(r"\1\2", t) if "'" in t or '"' in t else t, t, False, False))
+                for t in tokens
+            ]
         )
     else:
         words = tuple([_word(Word, (t, t, False, False)) for t in tokens])
@@ -267,6 +270,7 @@ def _plain_command(text: str) -> list[Command] | None:
 
 
 _DIGIT_OR_EQ = frozenset("0123456789=")
+_UNQUOTE = lazy_compile(r"'([^']*)'|\"([^\"]*)\"")  # a plain token's quoted parts, quotes dropped
 _word = tuple.__new__  # `Word(v, r, d, g)` without the namedtuple's Python-level `__new__`
 _new = tuple.__new__  # the same for `Command`
 
