@@ -278,8 +278,13 @@ _new = tuple.__new__  # the same for `Command`
 # A text of plain commands joined by `&&`, `||`, `|` and `;`, and the first command and operator of it.
 # Possessive (`*+`): a run of `|` splits into `||` and `|` many ways, and a backtracking search of
 # them all is exponential in the run's length; the first reading fits whenever any does.
-_CHAIN_TEXT = lazy_compile(r"""(?:[A-Za-z0-9_./=:,+@%^ -]|'[^']*'|"[^"$`\\!]*"|&&|\|\||[|;])*+""")
-_CHAIN_PART = lazy_compile(r"""((?:[A-Za-z0-9_./=:,+@%^ -]|'[^']*'|"[^"$`\\!]*")*)(?:&&|\|\||[|;])""")
+# (Both unrolled like `_PLAIN_TEXT`: runs of plain characters between the other items.)
+_CHAIN_TEXT = lazy_compile(
+    r"""[A-Za-z0-9_./=:,+@%^ -]*+(?:(?:'[^']*+'|"[^"$`\\!]*+"|&&|\|\||[|;])[A-Za-z0-9_./=:,+@%^ -]*+)*+"""
+)
+_CHAIN_PART = lazy_compile(
+    r"""([A-Za-z0-9_./=:,+@%^ -]*+(?:(?:'[^']*+'|"[^"$`\\!]*+")[A-Za-z0-9_./=:,+@%^ -]*+)*+)(?:&&|\|\||[|;])"""
+)
 
 
 def _plain_chain(text: str) -> list[Command] | None:
