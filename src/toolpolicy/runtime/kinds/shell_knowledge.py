@@ -147,6 +147,7 @@ class Analysis(Record):
 
 
 _EMPTY = Analysis()
+_KNOWN = Analysis(known=True)
 
 
 # --------------------------------------------------------------------------- building
@@ -348,6 +349,8 @@ class _Acc:
         self.unknown_write = False
 
     def result(self, normal: list[int] | None) -> Analysis:
+        if not (self.found or self.effects or self.notes or self.unknown_write) and normal is None:
+            return _KNOWN  # the program is known and its words are all data (the common case)
         if self.found:
             fields: dict[int, list[object]] = {}
             for field, item in self.found:
@@ -381,6 +384,7 @@ class _Acc:
 
 
 _NO_FINDINGS: list[tuple[object, ...]] = [()] * 10
+_NO_SKIPPED: set[str] = set()  # never added to: `_walk` makes a new set instead
 _new_analysis = tuple.__new__  # `Analysis(...)` without the namedtuple's Python-level `__new__`
 _NO_EFFECTS: frozenset[str] = frozenset()
 
@@ -395,7 +399,7 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
         if "write" in spec.effects or "delete" in spec.effects:
             acc.unknown_write = True
     operands: list[int] = []
-    skipped: set[str] = set()
+    skipped: set[str] = _NO_SKIPPED  # made a set when an option first skips a role
     become: str | None = None
     opts_done = False
     while i < n:
@@ -445,7 +449,7 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
                         _option(acc, o, "-" + w[j], None, 0, words)
                     become = o.operands_become or become
                     if o.instead_of:
-                        skipped.add(o.instead_of)
+                        skipped = {*skipped, o.instead_of}
                     continue
                 opt, w = o, "-" + w[j]  # `w` now labels the option in notes
                 if j + 1 < len(words[i]):
@@ -459,7 +463,8 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
                 continue
         else:
             # an operand
-            sub = (spec.subcommands.get(w) or spec.subcommands.get("*")) if spec.subcommands.bodies else None
+            subs = spec.subcommands
+            sub = (subs.built.get(w) or subs.get(w) or subs.get("*")) if subs.bodies else None
             if sub is not None and not operands:
                 if len(kept) > base:
                     acc.dropped = True  # global options before the subcommand: left out
@@ -491,7 +496,7 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
                 _option(acc, opt, w, value, cut, words)
             become = opt.operands_become or become
             if opt.instead_of:
-                skipped.add(opt.instead_of)
+                skipped = {*skipped, opt.instead_of}
         if step == 1:
             kept.append(i)
         else:
