@@ -560,7 +560,7 @@ class _Walk:
         known = spec is not None
         unknown = not known and name not in _DATA_ONLY
         # an interpreter given no script (`python3`, `node -`) runs what reaches its stdin
-        interprets = known and spec.code_option and _reads_code_from_stdin(values[k0:], self.table)
+        interprets = spec is not None and spec.code_option and _reads_code_from_stdin(values[k0:], self.table)
         if unknown and name not in _NOT_RUNNERS:
             texts.extend(_unknown_program_texts(values[k0:] if k0 else values))
         facts = _Facts()
