@@ -562,7 +562,9 @@ class _Walk:
         # an interpreter given no script (`python3`, `node -`) runs what reaches its stdin
         interprets = spec is not None and spec.code_option and _reads_code_from_stdin(values[k0:], self.table)
         if unknown and name not in _NOT_RUNNERS:
-            texts.extend(_unknown_program_texts(values[k0:] if k0 else values))
+            texts.extend(
+                _unknown_program_texts(values[k0:], None) if k0 else _unknown_program_texts(values, joined)
+            )
         facts = _Facts()
         if known:  # the analysis of an unknown program finds nothing
             if k0:
@@ -1245,18 +1247,21 @@ _MAX_UNKNOWN_STAGES = 8
 _NOT_RUNNERS = _DATA_ONLY | SHELLS | frozenset(WRAPPERS) | _SOURCE
 
 
-def _unknown_program_texts(values: Sequence[str]) -> list[str]:
+def _unknown_program_texts(values: Sequence[str], joined: str | None = None) -> list[str]:
     """A program the knowledge does not know may run its operands (`nocache rm -rf x`, `uv run rm`,
     `hyperfine 'rm -rf x'`): for deny rules only, the argv from each later operand, and the string
     literals of operands that look like code (`Rscript -e 'system("rm x")'`)."""
     if basename(values[0]) in _NOT_RUNNERS:
         return []
     out: list[str] = []
+    joined = " ".join(values) if joined is None else joined
+    pos = len(values[0]) + 1  # where values[k + 1] starts in `joined`
     for k in range(1, min(len(values), _MAX_UNKNOWN_STAGES + 1)):
         v = values[k]
+        pos += len(v) + 1
         if not v or v[0] == "-" or ("=" in v and ASSIGNMENT.match(v)):
             continue
-        rest = " ".join(values[k + 1 :])
+        rest = joined[pos:]  # " ".join(values[k + 1 :])
         out.append(f"{v} {rest}" if rest else v)
         if "/" in v:  # `/opt/bin/rm -rf x` is also `rm -rf x`
             out.append(f"{basename(v)} {rest}" if rest else basename(v))
@@ -1271,11 +1276,17 @@ def _path_operands(words: Sequence[Word]) -> list[Word]:
     out: list[Word] = []
     for w in words:
         v = w.value
-        if v.startswith("-") and "=" in v:
+        if not v:
+            continue
+        if v[0] == "-":
+            if "=" not in v:
+                continue  # an option
             cut = v.index("=") + 1
             v = v[cut:]
             w = Word(v, _cut_raw(w.raw, cut), w.dynamic, w.globby)
-        if v and not v.startswith("-") and "://" not in v and (v[0] in "~./" or "/" in v):
+            if not v or v[0] == "-":
+                continue
+        if "://" not in v and (v[0] in "~./" or "/" in v):
             out.append(w)
             if len(out) >= 16:
                 break
