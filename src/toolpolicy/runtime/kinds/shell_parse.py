@@ -606,7 +606,7 @@ class _Walker:
             node,
             tuple(assigns),
             tuple(words),
-            redirs.plus(tuple(writes), tuple(reads)),
+            redirs.plus(tuple(writes), tuple(reads)) if writes or reads else redirs,
             tuple(own_stdin),
         )
 
@@ -618,7 +618,7 @@ class _Walker:
         redirs: _Redirs,
         stdin: tuple[StdinText, ...],
     ) -> None:
-        self.out.append(Command(self.src(node), assigns, words, redirs.writes, stdin, redirs.reads))
+        self.out.append(_new(Command, (self.src(node), assigns, words, redirs.writes, stdin, redirs.reads)))
 
     # -- redirections ------------------------------------------------------------------------------
     def redirect(
@@ -675,7 +675,10 @@ class _Walker:
     # -- words -----------------------------------------------------------------------------------
     def word(self, node: Node, depth: int) -> Word:
         """The word's value; also walks the commands its expansions and process substitutions run."""
-        raw = self.src(node)
+        if self.ascii:
+            raw = self.text[node.start_byte : node.end_byte]
+        else:
+            raw = self.data[node.start_byte : node.end_byte].decode("utf-8")
         word, scripts = scan_word(raw)
         if scripts:
             self.nested(scripts, depth + 1)
