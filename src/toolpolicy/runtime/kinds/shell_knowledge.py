@@ -404,64 +404,7 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
     opts_done = False
     while i < n:
         w = words[i]
-        if not opts_done and w == "--":
-            opts_done = True
-            kept.append(i)
-            i += 1
-            continue
-        opt: Opt | None = None
-        value: int | None = None  # index of the value word
-        cut = 0  # characters of that word before the value
-        step = 1
-        if not opts_done and w in spec.words:
-            opt = spec.words[w]
-            if opt.role == "command" and opt.until:
-                j = i + 1
-                while j < n and words[j] not in opt.until:
-                    j += 1
-                _option(acc, opt, w, None, 0, words)
-                if j > i + 1:
-                    acc.found.append((_COMMANDS, (i + 1, j)))
-                kept.extend(range(i, min(j + 1, n)))
-                i = j + 1
-                continue
-            if opt.takes == REQUIRED and i + 1 < n:
-                value, step = i + 1, 2
-        elif not opts_done and w.startswith("--") and len(w) > 2:
-            name, eq, _ = w[2:].partition("=")
-            opt = long_option(spec, name)
-            if opt is None:
-                if spec.unknown_exec:
-                    _effects(acc, {"exec"}, f"`{w}`", "an option this program may run a command with")
-            elif eq:
-                value, cut = i, 3 + len(name)
-            elif opt.takes == REQUIRED and i + 1 < n:
-                value, step = i + 1, 2
-        elif not opts_done and len(w) > 1 and w[0] == "-":
-            for j in range(1, len(w)):
-                o = spec.short.get(w[j])
-                if o is None:
-                    if spec.unknown_exec:
-                        _effects(acc, {"exec"}, f"`-{w[j]}`", "an option this program may run a command with")
-                    continue
-                if o.takes == NONE:
-                    if o.effects:
-                        _option(acc, o, "-" + w[j], None, 0, words)
-                    become = o.operands_become or become
-                    if o.instead_of:
-                        skipped = {*skipped, o.instead_of}
-                    continue
-                opt, w = o, "-" + w[j]  # `w` now labels the option in notes
-                if j + 1 < len(words[i]):
-                    value, cut = i, j + 1
-                elif o.takes == REQUIRED and i + 1 < n:
-                    value, step = i + 1, 2
-                break
-            if opt is None:
-                kept.append(i)
-                i += 1
-                continue
-        else:
+        if opts_done or not (w in spec.words or (len(w) > 1 and w[0] == "-")):
             # an operand
             subs = spec.subcommands
             sub = (subs.built.get(w) or subs.get(w) or subs.get("*")) if subs.bodies else None
@@ -488,6 +431,63 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
                 opts_done = True
             i += 1
             continue
+        if w == "--":
+            opts_done = True
+            kept.append(i)
+            i += 1
+            continue
+        opt: Opt | None = None
+        value: int | None = None  # index of the value word
+        cut = 0  # characters of that word before the value
+        step = 1
+        if w in spec.words:
+            opt = spec.words[w]
+            if opt.role == "command" and opt.until:
+                j = i + 1
+                while j < n and words[j] not in opt.until:
+                    j += 1
+                _option(acc, opt, w, None, 0, words)
+                if j > i + 1:
+                    acc.found.append((_COMMANDS, (i + 1, j)))
+                kept.extend(range(i, min(j + 1, n)))
+                i = j + 1
+                continue
+            if opt.takes == REQUIRED and i + 1 < n:
+                value, step = i + 1, 2
+        elif w[1] == "-" and len(w) > 2:  # (`w` starts with `-` and has two characters or more)
+            name, eq, _ = w[2:].partition("=")
+            opt = long_option(spec, name)
+            if opt is None:
+                if spec.unknown_exec:
+                    _effects(acc, {"exec"}, f"`{w}`", "an option this program may run a command with")
+            elif eq:
+                value, cut = i, 3 + len(name)
+            elif opt.takes == REQUIRED and i + 1 < n:
+                value, step = i + 1, 2
+        else:
+            for j in range(1, len(w)):
+                o = spec.short.get(w[j])
+                if o is None:
+                    if spec.unknown_exec:
+                        _effects(acc, {"exec"}, f"`-{w[j]}`", "an option this program may run a command with")
+                    continue
+                if o.takes == NONE:
+                    if o.effects:
+                        _option(acc, o, "-" + w[j], None, 0, words)
+                    become = o.operands_become or become
+                    if o.instead_of:
+                        skipped = {*skipped, o.instead_of}
+                    continue
+                opt, w = o, "-" + w[j]  # `w` now labels the option in notes
+                if j + 1 < len(words[i]):
+                    value, cut = i, j + 1
+                elif o.takes == REQUIRED and i + 1 < n:
+                    value, step = i + 1, 2
+                break
+            if opt is None:
+                kept.append(i)
+                i += 1
+                continue
         # an option (opt may be None: an unknown one)
         if opt is not None:
             if opt.takes == NONE:
