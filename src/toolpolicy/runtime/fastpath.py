@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from .evaluate import _unit_texts, _whole_text
 from .kinds import ArgView, Unit, path
-from .pattern_set import joined
+from .pattern_set import PatternSet, joined
 from .plan import ToolPlan, plan_for
 from .rules import MAX_WRITE_CHECKS, normalise_args
 from .shell_targets import PATTERN, SOFT, needs_check, read_tool_of
@@ -131,8 +131,7 @@ def _pick(
     units: tuple[Unit | None, ...] = _NO_UNIT
     bests = [-1]
     allow_oks = [True]
-    # evaluates nothing until a rule with a `when` needs it (None: no candidate rule has one)
-    when = _When(engine, plan, args, context) if plan.has_when else None
+    when: _When | None = None  # built where a rule with a `when` may need it (it evaluates on first need)
     if arg is not None:
         value = args.get(arg)
         if plan.alias_keys and not plan.alias_keys.isdisjoint(args):
@@ -165,15 +164,13 @@ def _pick(
                 best = -1
                 pset = plan.primary
                 if pset is not None:
-                    text = _unit_texts(view, oversize=False)[0]
-                    direct = pset.direct
-                    if direct is not None and text is not None:
-                        hits = direct(text)
-                        if hits and pset.floating and not pset.floating.isdisjoint(hits):
-                            hits = pset.confirmed(text, hits, unit.allow_texts, unit.deny_texts + view.whole)
-                    else:
-                        hits = pset.match(unit.allow_texts, unit.deny_texts + view.whole, text)
+                    kept = view.memo.get("hits")
+                    hits = kept.get(pset.token) if kept is not None else None  # type: ignore[attr-defined]
+                    if hits is None:
+                        hits = _unit_hits(pset, view, unit)
                     if hits:
+                        if plan.has_when and not plan.when_hits.isdisjoint(hits):
+                            when = _When(engine, plan, args, context)
                         best = _best_hit(plan, hits, allow_ok, unit.exec_capable, when)
                         if best == -2:
                             return None  # conditions on several arguments, or an unevaluable `when`
@@ -185,11 +182,13 @@ def _pick(
                 return None  # several readings of a path or URL: the general way
             bests = []
             allow_oks = []
+            if plan.has_when:
+                when = _When(engine, plan, args, context)
             pset = plan.primary
-            texts = _unit_texts(view, oversize=False) if pset is not None else None
+            found = _view_hits(pset, view) if pset is not None else None
             whole = -1
-            if pset is not None and not single and view.whole:
-                whole = _best_whole(plan, pset.match((), view.whole, _whole_text(view)), when)
+            if found is not None and found[0]:
+                whole = _best_whole(plan, found[0], when)
                 if whole == -2:
                     return None
             for n, unit in enumerate(units):
@@ -197,9 +196,8 @@ def _pick(
                     return None  # an ask floor no mode or default lifts: the general way sets it
                 allow_ok = bool(unit.allow_texts)  # type: ignore[union-attr]
                 best = whole
-                if pset is not None:
-                    deny = unit.deny_texts + view.whole if single else unit.deny_texts  # type: ignore[union-attr]
-                    hits = pset.match(unit.allow_texts, deny, texts[n])  # type: ignore[union-attr,index]
+                if found is not None:
+                    hits = found[1][n]
                     if hits:
                         hit = _best_hit(plan, hits, allow_ok, unit.exec_capable, when)  # type: ignore[union-attr]
                         if hit == -2:
@@ -208,6 +206,8 @@ def _pick(
                             best = hit
                 bests.append(best)
                 allow_oks.append(allow_ok)
+    if when is None and plan.has_when:
+        when = _When(engine, plan, args, context)
     others: dict[bool, int] = {}
     for n, allow_ok in enumerate(allow_oks):
         best = bests[n]
@@ -232,6 +232,70 @@ def _pick(
                 best = p
         bests[n] = best
     return bests, allow_oks, lex, units
+
+
+def _unit_hits(pset: PatternSet, view: ArgView, unit: Unit) -> Any:
+    """The ids of the patterns a one-unit view's texts complete (`PatternSet.match`), kept on
+    the view for this set: a view is one text's analysis, so the ids are a function of the two."""
+    text = _unit_texts(view, oversize=False)[0]
+    direct = pset.direct
+    if direct is not None and text is not None:
+        hits = direct(text)
+        if (
+            hits
+            and pset.floating
+            and not pset.floating.isdisjoint(hits)
+            and (not _deny_covers(view) or not pset.floating_allow.isdisjoint(hits))
+        ):
+            hits = pset.confirmed(text, hits, unit.allow_texts, unit.deny_texts + view.whole)
+    else:
+        hits = pset.match(unit.allow_texts, unit.deny_texts + view.whole, text)
+    if not hits:
+        hits = ()  # not None: that is a miss of the memo
+    kept: Any = view.memo.get("hits")
+    if kept is None or len(kept) >= _HITS_PER_VIEW:
+        kept = view.memo["hits"] = {}
+    kept[pset.token] = hits
+    return hits
+
+
+def _view_hits(pset: PatternSet, view: ArgView) -> tuple[Any, tuple[Any, ...]]:
+    """The ids the whole value's texts complete (several units only) and each unit's ids
+    (`evaluate._matches`), kept on the view for this set like `_unit_hits`."""
+    kept: Any = view.memo.get("hits*")
+    found = kept.get(pset.token) if kept is not None else None
+    if found is not None:
+        return found  # type: ignore[no-any-return]
+    units = view.units
+    single = len(units) == 1
+    texts = _unit_texts(view, oversize=False)
+    whole = pset.match((), view.whole, _whole_text(view)) if not single and view.whole else ()
+    found = (
+        whole,
+        tuple(
+            pset.match(u.allow_texts, u.deny_texts + view.whole if single else u.deny_texts, text)
+            for u, text in zip(units, texts)
+        ),
+    )
+    if kept is None or len(kept) >= _HITS_PER_VIEW:
+        kept = view.memo["hits*"] = {}
+    kept[pset.token] = found
+    return found
+
+
+_HITS_PER_VIEW = 4  # pattern sets whose ids a view keeps (a few tools, a policy reloaded)
+
+
+def _deny_covers(view: ArgView) -> bool:
+    """Whether the deny side of a one-unit view holds every text of its allow side (the usual
+    case): a floating deny pattern's `M` found anywhere in the joined texts is then in a deny
+    text, with no search of its own (`PatternSet.confirmed`). Memoised on the view."""
+    covers = view.memo.get("covers")
+    if covers is None:
+        unit = view.units[0]
+        deny = unit.deny_texts + view.whole
+        covers = view.memo["covers"] = all(t in deny for t in unit.allow_texts)
+    return covers  # type: ignore[return-value]
 
 
 _MAX_UNITS = 64  # more simple commands than this in one call: the general way
@@ -421,15 +485,21 @@ def _best_other(plan: ToolPlan, args: dict[str, Any], allow_ok: bool, when: _Whe
         view = plain_view(value)
         if view is None:
             continue
-        unit = view.units[0]
-        text = view.memo.get("plain")
-        if text is None:
-            text = view.memo["plain"] = joined(unit.allow_texts, unit.deny_texts)
-        direct = pset.direct
-        if direct is not None and text is not None and not pset.floating:
-            hits = direct(text) or ()
-        else:
-            hits = pset.match(unit.allow_texts, unit.deny_texts, text)  # type: ignore[arg-type]
+        kept: Any = view.memo.get("hits-plain")  # the unit's own texts, without the whole value's
+        hits = kept.get(pset.token) if kept is not None else None
+        if hits is None:
+            unit = view.units[0]
+            text = view.memo.get("plain")
+            if text is None:
+                text = view.memo["plain"] = joined(unit.allow_texts, unit.deny_texts)
+            direct = pset.direct
+            if direct is not None and text is not None and not pset.floating:
+                hits = direct(text) or ()
+            else:
+                hits = pset.match(unit.allow_texts, unit.deny_texts, text) or ()  # type: ignore[arg-type]
+            if kept is None or len(kept) >= _HITS_PER_VIEW:
+                kept = view.memo["hits-plain"] = {}
+            kept[pset.token] = hits
         for h in hits:
             p = entries[h].rule
             if need[p] != 1:

@@ -236,13 +236,21 @@ def needle(regex: str) -> tuple[bool, str] | None:
 
 
 def joined(allow: Sequence[str], deny: Sequence[str]) -> bytes | None:
-    """The texts as one UTF-8 string for `PatternSet.match`; None when a text holds a NUL."""
-    parts = [SEP + ALLOW + t for t in dict.fromkeys(allow)]
-    parts.extend(SEP + DENY + t for t in dict.fromkeys(deny))
-    text = "".join(parts) + SEP
-    if text.count(SEP) != len(parts) + 1:
+    """The texts as one UTF-8 string for `PatternSet.match` (each text once per side, in order:
+    `\0Aa\0Ab\0Dc\0`); None when a text holds a NUL."""
+    allow = tuple(dict.fromkeys(allow)) if len(allow) > 1 else allow
+    deny = tuple(dict.fromkeys(deny)) if len(deny) > 1 else deny
+    text = (
+        (_SEP_ALLOW + _SEP_ALLOW.join(allow) if allow else "")
+        + (_SEP_DENY + _SEP_DENY.join(deny) if deny else "")
+        + SEP
+    )
+    if text.count(SEP) != len(allow) + len(deny) + 1:
         return None
     return text.encode("utf-8", "surrogatepass")
+
+
+_SEP_ALLOW, _SEP_DENY = SEP + ALLOW, SEP + DENY
 
 
 class PatternSet:
@@ -265,7 +273,9 @@ class PatternSet:
         "_sides",
         "direct",
         "floating",
+        "floating_allow",
         "slow",
+        "token",
     )
 
     def __init__(
@@ -297,7 +307,11 @@ class PatternSet:
         # a falsy value for none) when no text needs the slow way; the ids among them in
         # `floating` must then go through `confirmed`
         self.direct: Any = None
+        # this set's identity for memos kept on views (`fastpath`): a bare object, so a memo
+        # names the set without keeping it (and its RE2 sets) alive after a policy is replaced
+        self.token = object()
         self.floating: frozenset[int] = frozenset()
+        self.floating_allow: frozenset[int] = frozenset()  # those of them on the allow side
         # the floating patterns: id -> (side, `[^\0]M`), and the matchers confirming their hits
         self._float: dict[int, tuple[str, str]] = {}
         self._confirm: dict[int, Any] = {}
@@ -329,6 +343,7 @@ class PatternSet:
         s.Compile()
         self._float = floats
         self.floating = frozenset(floats)
+        self.floating_allow = frozenset(i for i, (side, _) in floats.items() if side == ALLOW)
         self.direct = s._set.Match
         self._match = s._set.Match
 

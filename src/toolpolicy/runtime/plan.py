@@ -65,6 +65,7 @@ class ToolPlan:
         "static_restrict",
         "static_when",
         "tool",
+        "when_hits",
         "when_table",
         "whens",
     )
@@ -96,6 +97,7 @@ class ToolPlan:
         self.static_when = tuple(p for p in static if self.whens[p])  # rules with no conditions but a `when`
         self.primary: PatternSet | None = None
         self.primary_entries: tuple[Entry, ...] = ()
+        self.when_hits: frozenset[int] = frozenset()  # primary pattern ids whose rule has a `when`
         self.keys: dict[str, tuple[PatternSet, tuple[Entry, ...]]] = {}
         self.any_key: tuple[PatternSet, tuple[Entry, ...]] | None = None
         # the verdict when only the static rules match and none has `when`: per allowability
@@ -311,6 +313,7 @@ def build_plan(policy: CompiledPolicy, index: Index, tool: str, mode: str) -> To
         ents = tuple(e for _, _, e in entries)
         if key == spec.arg:
             plan.primary, plan.primary_entries = pset, ents
+            plan.when_hits = frozenset(i for i, e in enumerate(ents) if plan.whens[e.rule])
         elif key == ANY_KEY:
             plan.any_key = (pset, ents)
         else:
