@@ -790,3 +790,11 @@ def test_view_accepts_other_values() -> None:
 
 def test_view_is_cached() -> None:
     assert view("git status && npm test") is view("git status && npm test")
+
+
+def test_a_sed_script_that_reads_a_file_still_shows_the_command_its_e_runs() -> None:
+    # `1r x` names a file inside the script; the `e` command after it must still be a deny text
+    for text in ("sed '1e rm -rf y' f", "sed '1r x;1e rm -rf y' f", "sed -e '1r x' -e '1e rm -rf y' f"):
+        unit = view(text).units[0]
+        assert "rm -rf y" in unit.deny_texts, (text, unit.deny_texts)
+        assert unit.exec_capable

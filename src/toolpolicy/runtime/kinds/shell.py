@@ -668,8 +668,8 @@ class _Walk:
                     w.value[cut:] + "*", (w.raw if not cut else _cut_raw(w.raw, cut)) + "*", w.dynamic, True
                 )
                 facts.writes.extend(SOFT + t for t in _word_targets(named, 0, bases))
-            for name in a.named_reads:  # `sed '1r FILE'`: a file named inside a program text
-                named = Word(name, name, "$" in name or "`" in name, any(c in name for c in "*?[{"))
+            for file in a.named_reads:  # `sed '1r FILE'`: a file named inside a program text
+                named = Word(file, file, "$" in file or "`" in file, any(c in file for c in "*?[{"))
                 facts.reads.extend(_word_targets(named, 0, bases))
             strict = name == "tee"  # tee writes like `>` does (and always did here)
             for i, cut in a.operand_writes:
