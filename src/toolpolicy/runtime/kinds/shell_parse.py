@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 
 from ...vocabulary.lazy_regex import lazy_compile
 from ...vocabulary.records import Record
@@ -179,10 +180,34 @@ def parse_script(text: str, depth: int = 0) -> list[Command]:
 
 
 def _parse(text: str) -> Any:
-    tree = (_PARSER[0] if _PARSER else parser()).parse(text.encode("utf-8"))
+    data = text.encode("utf-8")
+    ts = _PARSER[0] if _PARSER else parser()
+    if len(data) <= _WATCHED_BYTES:
+        tree = ts.parse(data)
+    else:  # a long text is parsed under a watch: at most PARSE_SECONDS, or it is not parsed
+        deadline = time.perf_counter() + PARSE_SECONDS
+
+        def stop(_offset: int, has_error: bool) -> bool:
+            return has_error or time.perf_counter() > deadline
+
+        try:
+            tree = ts.parse(lambda offset, _point: data[offset : offset + 65536], progress_callback=stop)
+        except ValueError:  # cancelled; the next parse must start afresh, not resume this one
+            ts.reset()
+            raise Unparseable("cannot parse: a syntax error, or too costly to parse") from None
     if tree.root_node.has_error:
         raise Unparseable(f"cannot parse: {_error_reason(tree.root_node, text)}")
     return tree
+
+
+# tree-sitter's error recovery is superlinear on some erroneous texts (`a ||||...`: 0.3 s at
+# 10,000 characters, before it reports the error), so a text longer than _WATCHED_BYTES is parsed
+# with a progress callback that cancels at a reported error or after PARSE_SECONDS (valid commands
+# of 10,000 characters parse in 2-25 ms here); a cancelled text is unparseable, which fails closed
+# (its view is opaque: deny texts only, never allowed). Wall time, so under extreme load a long
+# valid command could be cancelled too: it then asks, never allows.
+_WATCHED_BYTES = 512
+PARSE_SECONDS = 0.1
 
 
 def _error_reason(root: Node, text: str) -> str:
