@@ -126,7 +126,11 @@ F13_UNKNOWN = [
     ("for f in .env; do cat $f; done", "deny"), ('for f in .e*; do cat "$f"; done', "deny"),
     ('for f in x .env; do cat "${f}"; done', "deny"), ("for f in .git/hooks/x; do cp evil $f; done", "deny"),
     ('for f in "a b"; do cat "$f"; done', "ask"), ("for f in $(ls); do cat $f; done", "ask"),
-    ("for f in README.md; do cat $f; done", "ask"),  # `$f` may be reassigned in the body: still unknown
+    # the list pins `$f` only when nothing may set `f` otherwise
+    ("for f in README.md; do f=.env; cat $f; done", "ask"), ('for f in README.md; do read f; cat "$f"; done', "ask"),
+    ("g() { f=.env; }; for f in a.py; do g; cat $f; done", "ask"), ('for f in a.py; do eval "$x"; cat $f; done', "ask"),
+    ('for f in a.py; do declare "$x"; cat $f; done', "ask"), ("for f in a.py; do . ./x; cat $f; done", "ask"),
+    ('for f in .e*; do cat "./$f"; done', "ask"),  # a glob value is not put inside a word
     # `..` after an unknown directory: any directory
     ('cat "$HOME"/../..$PWD/.env', "deny"), ("cat $D/../.env", "ask"),
 ]  # fmt: skip
@@ -141,7 +145,8 @@ def test_an_unknown_or_globbed_directory_is_checked(
 
 F13_NEAR = [
     "cat README.md", "cat *.md", "cat ~/notes.txt", "wc -l *.py", "cat src/*/x.py", "cp a.py b.py",
-    "for f in a b; do echo $f; done", "echo $HOME", "cat .[^e]nv", "ls .g?t", "cp x ./build/$X",
+    "for f in a b; do echo $f; done", "for f in README.md a.py; do cat $f; done", "for f in *.md; do wc -l $f; done",
+    'for f in README.md; do cat "./$f"; done', 'for f in *.py; do head -n 1 "$f"; echo "done $f"; done', "echo $HOME", "cat .[^e]nv", "ls .g?t", "cp x ./build/$X",
 ]  # fmt: skip
 
 

@@ -452,6 +452,13 @@ _WORDS = frozenset(
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _MAX_LOOP_VALUES, _MAX_LOOP_BODY = 8, 4096  # a `for` list substituted into its body (`for_values`)
 _PLAIN_VALUE = lazy_compile(r"[^\s'\"\\$`;&|<>(){}]+")
+_GLOB_CHARS = lazy_compile(r"[*?\[]")
+# builtins that set a variable whose name may be computed (`declare "$x=..."`), and `source`
+_SETS_NAMES = lazy_compile(
+    r"(?<![\w.-])(?:eval|declare|typeset|local|export|readonly|read|mapfile|readarray|getopts|let"
+    r"|unset|source|wait|printf\s[^;&|]*-v|select|coproc)(?![\w.-])"
+    r"|(?:^|[;&|(){}\n]|\b(?:do|then|else|command|builtin))\s*\.(?=\s)"  # `. FILE` (a command)
+)
 _SKIP = frozenset({"comment", "heredoc_start", "heredoc_end", "heredoc_content", "file_descriptor"})
 
 
@@ -479,12 +486,12 @@ class _Walker:
             self.command(node, depth, redirs, ())
         elif kind == "redirected_statement":
             self.redirected(node, depth, redirs, level)
+        elif kind == "for_statement":
+            self.for_loop(node, depth, redirs, level)
         elif kind in _CONTAINERS:
             for child in node.children:
                 if child.is_named:
                     self.statements(child, depth, redirs, level + 1)
-            if kind == "for_statement":
-                self.for_values(node, depth)
         elif kind == "compound_statement":
             self.compound(node, depth, redirs, level)
         elif kind == "variable_assignment":
@@ -514,32 +521,66 @@ class _Walker:
         else:
             raise Unparseable(f"unsupported shell syntax ({kind})")
 
-    def for_values(self, node: Node, depth: int) -> None:
-        """`for f in .env x; do cat $f; done`: the body once more for each literal value of the list,
-        `$f` replaced by it (the body was walked with `$f` unknown; this adds what the values
-        name). Only plain values (no quotes, blanks or expansions: a glob stays a glob, expanded
-        as bash expands the list), at most `_MAX_LOOP_VALUES`, and not for a loop holding a loop."""
+    def for_loop(self, node: Node, depth: int, redirs: _Redirs, level: int) -> None:
+        """`for f in .env x; do cat $f; done`: the body is walked with `$f` unknown, and once more
+        for each value of a literal list with `$f` replaced by it (`_loop_bodies`); when nothing
+        else in the script may set `f`, the substituted bodies replace the unknown one."""
+        bodies, pinned = self._loop_bodies(node, depth)
+        for child in node.children:
+            if child.is_named and not (pinned and child.type == "do_group"):
+                self.statements(child, depth, redirs, level + 1)
+        for code in bodies:
+            for cmd in parse_script(code, depth + 1):
+                if redirs.writes or redirs.reads:
+                    cmd = Command(
+                        cmd.raw,
+                        cmd.assigns,
+                        cmd.words,
+                        redirs.writes + cmd.writes,
+                        cmd.stdin,
+                        redirs.reads + cmd.reads,
+                    )
+                self.out.append(cmd)
+
+    def _loop_bodies(self, node: Node, depth: int) -> tuple[list[str], bool]:
+        """The loop's body once per value of its list, `$f` / `${f}` / `"$f"` replaced by the value,
+        and whether these stand for the body (`pinned`).
+
+        Only plain values (no quotes, blanks or expansions; a glob stays a glob, which bash would
+        have expanded in the list), at most `_MAX_LOOP_VALUES`, not for a loop holding a loop.
+        Pinned only when the script names `f` nowhere else (no assignment, `read f`, a function
+        setting it) and has no builtin that sets a variable whose name is computed (`eval`,
+        `declare`, `printf -v`, `read`, ...). A glob value replaces only a whole-word `$f`."""
         children = node.children
         name = next((c for c in children if c.type == "variable_name"), None)
         body = next((c for c in children if c.type == "do_group"), None)
         values = [c for c in children if c.type in _WORDS and c.is_named]
         if name is None or body is None or not values or len(values) > _MAX_LOOP_VALUES:
-            return
+            return [], False
         texts = [self.src(v) for v in values]
         if not all(_PLAIN_VALUE.fullmatch(t) for t in texts):
-            return
+            return [], False
         parts = body.children
         if len(parts) < 2 or parts[0].type != "do" or parts[-1].type != "done":
-            return
+            return [], False
         code = self.data[parts[0].end_byte : parts[-1].start_byte].decode("utf-8", "replace")
         if "for" in code or len(code) > _MAX_LOOP_BODY or depth + 1 > MAX_DEPTH:
-            return
+            return [], False
         var = re.escape(self.src(name))
         ref = re.compile(rf'"\$(?:{var}|\{{{var}\}})"|\$(?:{var}(?![A-Za-z0-9_])|\{{{var}\}})')
-        if not ref.search(code):
-            return
+        refs = ref.findall(code)
+        if not refs:
+            return [], False
+        mentions = len(re.findall(rf"(?<![A-Za-z0-9_]){var}(?![A-Za-z0-9_])", self.text))
+        pinned = mentions == len(refs) + 1 and not _SETS_NAMES.search(self.text)
+        whole = re.compile(rf"(?:^|(?<=[\s;|&(<>]))(?:{ref.pattern})(?=$|[\s;|&)<>])")
+        out = []
         for text in dict.fromkeys(texts):
-            self.out.extend(parse_script(ref.sub(text.replace("\\", "\\\\"), code), depth + 1))
+            # a glob value replaces only a whole-word `$f`: `dir/$f` is not `dir/*.json`, so there
+            # `$f` stays (unknown)
+            pattern = whole if _GLOB_CHARS.search(text) else ref
+            out.append(pattern.sub(text.replace("\\", "\\\\"), code))
+        return out, pinned
 
     def function(self, node: Node, depth: int, redirs: _Redirs, level: int) -> None:
         """`f() { ...; } > out`: the body runs when `f` is called, with the redirections."""
