@@ -194,7 +194,7 @@ F17_ASK = [
     "cp evil .[^x]laude/settings.json", "cat evil >| .cl?ude/settings.json", "cp evil .g?t/hooks/pre-commit",
     "cp evil ~/.ss?/authorized_keys", "cp evil .mc?.json", "cp evil .env?c", "cp evil .npmr?",
     "cp evil ~/.bash?c", "cp evil .claude/settings.json", "cp x ~+/.git/hooks/pre-commit",
-    "cp evil ~/.config/*/config", "tee .c{l,x}aude/settings.json < evil",
+    "cp evil ~/.config/*/config", "perl -pi -e s/a/b/ .claude/settings.json", "perl -i.bak -pe 1 x .mcp.json", "tee .c{l,x}aude/settings.json < evil",
 ]  # fmt: skip
 
 
@@ -206,7 +206,7 @@ def test_yolo_never_approves_a_write_a_glob_may_aim_at_a_protected_path(
 
 
 F17_ALLOW = ["cp a.py build/*.py", "cp x dist/*", "echo x > out-*.log", "cp x src/*/y.json", "cp x *.json",
-             "cp x ~/notes/*.md", "rm -f *.pyc", "cp x .clo?d/settings.json"]  # fmt: skip
+             "cp x ~/notes/*.md", "rm -f *.pyc", "perl -pi -e s/a/b/ README.md", "cp x .clo?d/settings.json"]  # fmt: skip
 
 
 @pytest.mark.parametrize("command", F17_ALLOW)
