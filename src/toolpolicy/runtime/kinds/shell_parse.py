@@ -554,7 +554,8 @@ class _Walker:
         children = node.children
         name = next((c for c in children if c.type == "variable_name"), None)
         body = next((c for c in children if c.type == "do_group"), None)
-        values = [c for c in children if c.type in _WORDS and c.is_named]
+        after_in = next((i for i, c in enumerate(children) if c.type == "in"), len(children))
+        values = [c for c in children[after_in + 1 :] if c.type in _WORDS and c.is_named]
         if name is None or body is None or not values or len(values) > _MAX_LOOP_VALUES:
             return [], False
         texts = [self.src(v) for v in values]
