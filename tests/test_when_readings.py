@@ -4,7 +4,7 @@ An exclusion written as a regex over `args.command` (`!args.command.matches("ip\
 used to see only the text as sent, while the rule's own pattern matched the words with quotes
 removed: `ip 'addr' 'del' x` matched `Bash(ip *)` and passed the exclusion. A condition now also
 reads each simple command's words (a unit's allow text) where they differ: an allow rule's
-condition must hold on every reading, a deny or ask rule's on any. Fast path and general flow
+exclusions (negated conjuncts) must hold on every reading, a deny or ask rule's condition on any. Fast path and general flow
 decide alike (both are checked).
 """
 
@@ -25,6 +25,10 @@ rules:
     decision: allow
     match: "Bash(ip *)"
     when: '!args.command.matches(r"ip\s+(a|addr|address)\s+(del|flush)")'
+  - id: plain-syntax-only
+    decision: allow
+    match: "Bash(tpx *)"
+    when: 'args.command.matches(r"^[a-z]+( [a-z*]+|( \x27[^\x27]*\x27))*$") && !args.command.matches(r"tpx\s+rm")'
   - id: no-secret-tool
     decision: deny
     match: "Bash(*)"
@@ -52,6 +56,8 @@ def engines(tmp_path_factory: pytest.TempPathFactory) -> tuple[Engine, Engine]:
         ('ip "addr" flush dev eth0', "ask"),
         ("ip a\\dd\\r del x", "ask"),  # escapes are removed as quotes are
         ("ip addr show && ip 'a' 'del' x dev y", "ask"),  # every simple command is read
+        ("tpx 'A'", "allow"),  # an inclusion speaks of the text as sent (`tpx A` would fail it)
+        ("tpx 'rm' x", "ask"),  # ... but an exclusion is
         ("secret-tool lookup k v", "deny"),
         ("'secret-tool' lookup k v", "deny"),  # a deny's condition holds on any reading
         ("echo 'secret-tool lookup k v'", "ask"),  # data: no simple command reads that way

@@ -442,14 +442,20 @@ class _When:
         allow = self.plan.rules[p].decision == "allow"
         if not readings or ok is not allow:
             return ok
-        for text in readings:
-            other = self._holds(p, text)
-            if other is not allow:
-                return other
-        return ok
+        if self.env is None:
+            self.env = {
+                "tool": self.plan.raw,
+                "args": normalise_args(self.args, self.plan.spec.aliases),
+                "context": dict(self.context or {}),
+            }
+        table: Any = self.table
+        other, err = table.on_readings(
+            self.plan.rules[p].index, self.env, self.plan.spec.arg, readings, allow
+        )
+        return None if err is not None else other
 
-    def _holds(self, p: int, reading: str | None = None) -> bool | None:
-        """Rule `p`'s condition on the call, or with the primary argument read as `reading`."""
+    def _holds(self, p: int) -> bool | None:
+        """Rule `p`'s condition on the call as sent."""
         index = self.plan.rules[p].index
         table = self.table
         if table is None:
@@ -457,23 +463,19 @@ class _When:
             self.plan.when_table = table  # the policy's one table: later calls on this plan skip the lookup
         fields = table.fields
         field = fields[index] if index in fields else table.field(index)
-        arg = self.plan.spec.arg
         if field is not None and not self.plan.spec.aliases:  # a pure condition: maybe known
-            value = reading if reading is not None and field == arg else self.args.get(field)
+            value = self.args.get(field)
             if type(value) is str:
                 known = table.memo.get((index, value))
                 if known is not None:
                     return known
-        env = self.env
-        if env is None:
-            env = self.env = {
+        if self.env is None:
+            self.env = {
                 "tool": self.plan.raw,
                 "args": normalise_args(self.args, self.plan.spec.aliases),
                 "context": dict(self.context or {}),
             }
-        if reading is not None:
-            env = {**env, "args": {**env["args"], arg: reading}}
-        ok, err = table.holds(index, env)
+        ok, err = table.holds(index, self.env)
         return None if err is not None else ok
 
 

@@ -29,13 +29,15 @@ class WhenTable:
     """The `when` closures of one compiled policy, by rule index, and their memo."""
 
     __weakref__: Any
-    __slots__ = ("__weakref__", "fields", "fns", "memo", "policy")
+    __slots__ = ("__weakref__", "excl", "fields", "fns", "memo", "policy", "xmemo")
 
     def __init__(self, policy: CompiledPolicy) -> None:
         self.policy = policy
         self.fns: dict[int, WhenFn] = {}
         self.fields: dict[int, str | None] = {}  # the one argument a pure condition reads
         self.memo: dict[tuple[int, str], bool] = {}
+        self.excl: dict[int, tuple[WhenFn, ...]] = {}  # an allow rule's exclusions (`exclusions`)
+        self.xmemo: dict[tuple[int, int, str], bool] = {}  # their results on a reading
         _TABLES.add(self)
 
     def field(self, index: int) -> str | None:
@@ -84,22 +86,73 @@ class WhenTable:
     def holds_read(
         self, index: int, env: Mapping[str, Any], arg: str, readings: tuple[str, ...], allow: bool
     ) -> tuple[bool | None, str | None]:
-        """Rule `index`'s condition on the command as sent (`env`) and on each of its `readings`
-        (the primary argument `arg` as each simple command's words read, `shell_readings`): an
-        allow rule's condition must hold on every one, a deny or ask rule's on any."""
+        """Rule `index`'s condition on a shell command as sent (`env`) and as bash reads it
+        (`readings`: the primary argument `arg` as each simple command's words,
+        `views.shell_readings`). See `on_readings`."""
         ok, err = self.holds(index, env)
         if err is not None or not readings or ok is not allow:
-            return ok, err  # an error; nothing else to read; or an allow already fails / a deny holds
+            return ok, err  # an error, nothing else to read, or settled (an allow fails, a deny holds)
+        return self.on_readings(index, env, arg, readings, allow)
+
+    def on_readings(
+        self, index: int, env: Mapping[str, Any], arg: str, readings: tuple[str, ...], allow: bool
+    ) -> tuple[bool | None, str | None]:
+        """The condition on the other readings of a command it held (allow) or failed (deny,
+        ask) on as sent. An allow rule's exclusions — the negated conjuncts of its condition,
+        `!args.command.matches(...)` — must hold on every reading (quoting does not hide what
+        they exclude); its other conjuncts speak of the text as sent (an importer's check of the
+        vendor's own syntax) and are not read again. A deny or ask rule's condition holds if it
+        holds on any reading."""
         args = env.get("args")
         if type(args) is not dict:
-            return ok, err
-        for text in readings:
-            other, err = self.holds(index, {**env, "args": {**args, arg: text}})
-            if err is not None:
-                return None, err
-            if other is not allow:
-                return other, None
-        return ok, None
+            return allow, None
+        if not allow:
+            for text in readings:
+                other, err = self.holds(index, {**env, "args": {**args, arg: text}})
+                if err is not None:
+                    return None, err
+                if other:
+                    return True, None
+            return False, None
+        pure = self.fields.get(index) is not None
+        for k, fn in enumerate(self.exclusions(index)):
+            for text in readings:
+                key = (index, k, text)
+                ok = self.xmemo.get(key) if pure else None
+                if ok is None:
+                    ok, err = evaluate_when(fn, {**env, "args": {**args, arg: text}})
+                    if err is not None:
+                        return None, err
+                    if pure and ok is not None:
+                        if len(self.xmemo) >= _MEMO_LIMIT:
+                            self.xmemo.clear()
+                        self.xmemo[key] = ok
+                if not ok:
+                    return False, None
+        return True, None
+
+    def exclusions(self, index: int) -> tuple[WhenFn, ...]:
+        """The closures of the negated top-level conjuncts of rule `index`'s condition."""
+        found = self.excl.get(index)
+        if found is None:
+            from ..ast.when import Logical, Unary
+            from .when import build_when
+
+            node = self.policy.rules[index].when
+            parts, todo = [], [node]
+            while todo:
+                n = todo.pop()
+                if isinstance(n, Logical) and n.op == "&&":
+                    todo.extend(reversed(n.operands))
+                else:
+                    parts.append(n)
+            found = tuple(
+                build_when(n, glob_fold=self.policy.fold)
+                for n in parts
+                if isinstance(n, Unary) and n.op == "!"
+            )
+            self.excl[index] = found
+        return found
 
     def known(self, index: int, value: str) -> bool | None:
         """The memoised result of rule `index`'s pure condition on `value`, if any."""
@@ -110,3 +163,4 @@ def clear_when_memos() -> None:
     """Empty every policy's memo of pure conditions (benchmarks and tests deciding cold)."""
     for table in list(_TABLES):
         table.memo.clear()
+        table.xmemo.clear()
