@@ -236,13 +236,21 @@ def needle(regex: str) -> tuple[bool, str] | None:
 
 
 def joined(allow: Sequence[str], deny: Sequence[str]) -> bytes | None:
-    """The texts as one UTF-8 string for `PatternSet.match`; None when a text holds a NUL."""
-    parts = [SEP + ALLOW + t for t in dict.fromkeys(allow)]
-    parts.extend(SEP + DENY + t for t in dict.fromkeys(deny))
-    text = "".join(parts) + SEP
-    if text.count(SEP) != len(parts) + 1:
+    """The texts as one UTF-8 string for `PatternSet.match` (each text once per side, in order:
+    `\0Aa\0Ab\0Dc\0`); None when a text holds a NUL."""
+    allow = tuple(dict.fromkeys(allow)) if len(allow) > 1 else allow
+    deny = tuple(dict.fromkeys(deny)) if len(deny) > 1 else deny
+    text = (
+        (_SEP_ALLOW + _SEP_ALLOW.join(allow) if allow else "")
+        + (_SEP_DENY + _SEP_DENY.join(deny) if deny else "")
+        + SEP
+    )
+    if text.count(SEP) != len(allow) + len(deny) + 1:
         return None
     return text.encode("utf-8", "surrogatepass")
+
+
+_SEP_ALLOW, _SEP_DENY = SEP + ALLOW, SEP + DENY
 
 
 class PatternSet:

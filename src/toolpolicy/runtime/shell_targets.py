@@ -97,6 +97,8 @@ def _writes(
             if results[i][0] == "allow" and not covered and sub.decision != "allow":
                 verdict.diagnostics.append(f"`{shown}` is written by the command: not allowed")
                 results[i] = ("ask", sub.rule)
+        if tool and target.startswith(PATTERN) and results[i][0] != "ask":
+            _glob_guard(engine, call, verdict, results, i, target, tool, "written")
         if not known and not soft and results[i][0] == "allow":
             verdict.diagnostics.append(f"`{shown}` is written by the command and is not a known path")
             results[i] = ("ask", None)
@@ -123,6 +125,94 @@ def _reads(
             if sub.decision == "ask" and results[i][0] != "ask":
                 verdict.diagnostics.append(f"`{shown}` is read by the command: needs approval")
                 results[i] = ("ask", sub.rule)
+        if target.startswith(PATTERN) and results[i][0] != "ask":
+            _glob_guard(engine, call, verdict, results, i, target, tool, "read")
+
+
+def _glob_guard(
+    engine: Engine,
+    call: PreparedCall,
+    verdict: RuleVerdict,
+    results: list[tuple[str | None, Any]],
+    i: int,
+    target: str,
+    tool: str,
+    verb: str,
+) -> None:
+    """A glob that may name a path a deny or ask rule of `tool` guards asks, even when nothing it
+    names exists now (bash expands it when the command runs: `cat ~/.ssh/id*`, `head .e*`).
+
+    Only by what the glob spells (`glob_overlap.overlaps(spelled=True)`): `dist/*` could name a
+    `dist/x.pem`, but so could every glob; the files such a glob names now are the expansion's,
+    decided above, and a rule on a name or directory the glob itself spells decides the rest."""
+    rule = _guarding_rule(engine, call, tool, glob_forms(target, call.cwd, call.home))
+    if rule is not None:
+        verdict.diagnostics.append(
+            f"`{_shown(target)}` is {verb} by the command and may name a file rule {rule.id} guards: needs approval"
+        )
+        results[i] = ("ask", rule)
+
+
+def _guarding_rule(engine: Engine, call: PreparedCall, tool: str, globs: list[str]) -> Any:
+    """The first deny or ask rule of `tool` (in file order) some path of the `globs` matches."""
+    if not globs:
+        return None
+    from .glob_overlap import overlaps
+    from .plan import plan_for
+
+    plan = plan_for(engine.policy, tool, call.mode)
+    arg = plan.spec.arg
+    if arg is None or plan.spec.kind != "path":
+        return None
+    for p, rule in enumerate(plan.rules):
+        if rule.decision == "allow" or plan.need[p] != 1:
+            continue  # an allow guards nothing; a rule on another argument never holds for a bare path
+        cond = rule.conds[0]
+        if cond.key is not None and cond.key not in plan.primary_keys:
+            continue
+        if not cond.kind_view:
+            continue  # the plain text of the argument, not a path: the expansion's paths decided it
+        if any(overlaps(g, cond.regex, spelled=True) for g in globs):
+            return rule
+    return None
+
+
+def glob_forms(target: str, cwd: str, home: str) -> list[str]:
+    """The absolute bash globs (backslash escapes) a pattern target stands for: braces expanded,
+    `~` and `$HOME` as the home directory, an unknown expansion tried as `expand` tries it."""
+    out: list[str] = []
+    home_mark, unknown = shell_words.HOME, shell_words.UNKNOWN
+    for form in shell_words.expand_braces(target[1:], _MAX_PATHS):
+        form = form.replace(home_mark, _escape(home))
+        if form.startswith("~"):  # `~user/...`
+            head, sep, rest = form.partition("/")
+            user_home = os.path.expanduser(_unescape(head))
+            form = _escape(user_home) + sep + rest if not user_home.startswith("~") else form
+        for fill in (_escape(home), _escape(cwd), "", "/") if unknown in form else ("",):
+            candidate = form.replace(unknown, fill)
+            if not _GLOB.search(candidate):
+                continue  # a plain path: `expand` gave it and it was decided
+            if not candidate.startswith("/"):
+                candidate = _escape(cwd.rstrip("/")) + "/" + candidate
+            out.append(_lexical_glob(candidate))
+        if len(out) >= _MAX_PATHS:
+            break
+    return list(dict.fromkeys(out))[:_MAX_PATHS]
+
+
+def _lexical_glob(glob: str) -> str:
+    """`.` and `..` names and repeated slashes of an absolute glob resolved lexically, as the path
+    kind normalises the paths its rules match (`..` after a wildcard name drops that name)."""
+    parts: list[str] = []
+    for name in glob.split("/"):
+        if name in ("", "."):
+            continue
+        if name == "..":
+            if parts:
+                parts.pop()
+            continue
+        parts.append(name)
+    return "/" + "/".join(parts)
 
 
 def _shown(target: str) -> str:
