@@ -193,7 +193,7 @@ def test_environ_after_cd_is_denied_by_the_path_rule(engine: Engine) -> None:
         ("Bash(tree *)", "tree -o listing.txt", "`-o` writes a file"),
         ("Bash(git grep *)", "git grep -O./evil.sh foo", "`-O` runs commands"),
         ("Bash(man *)", "man -P ./evil.sh ls", "`-P` runs a command"),
-        ("Bash(gh auth status*)", "gh auth status -t", "`-t` reveals secrets"),
+        ("Bash(journalctl *)", "journalctl --vacuum-time=1d", "`--vacuum-time` deletes"),
         ("Bash(aws *)", "aws sts get-session-token", "`aws get-session-token` reveals secrets"),
         ("Bash(ss *)", "ss -K dst 10.0.0.1", "`-K` deletes"),
     ],
