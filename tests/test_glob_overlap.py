@@ -168,3 +168,25 @@ def test_a_glob_that_cannot_is_decided_as_before(engine: tuple[Engine, str], com
     e, d = engine
     ctx = {"cwd": str(Path(d) / "ws")}
     assert e.decide("Bash", {"command": command}, context=ctx).decision == "allow"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat /*/*/*/*/*/*/*/*/*",  # too deep to expand against the filesystem (it could walk all of it)
+        "cat ~/" + "?" * 4000,  # more to search than a decision may spend: the check fails closed
+        "cat " + "*a" * 2000,
+    ],
+)
+def test_a_glob_too_costly_to_decide_asks(engine: tuple[Engine, str], command: str) -> None:
+    e, d = engine
+    decision = e.decide("Bash", {"command": command}, context={"cwd": str(Path(d) / "ws")})
+    assert decision.decision == "ask", decision
+
+
+def test_the_search_budget_fails_closed() -> None:
+    from toolpolicy.runtime.glob_overlap import Budget
+
+    regex = path_kind.compile_spec("*.pem", policy_dir="/", home="/h").regex
+    assert not overlaps("/w/" + "?" * 50, regex, spelled=True)  # no overlap when searched whole
+    assert overlaps("/w/" + "?" * 50, regex, spelled=True, budget=Budget(10))  # cut short: True

@@ -175,6 +175,30 @@ async def test_invalid_json_and_non_objects_get_json_rpc_errors(tmp_path: Path) 
     ]
 
 
+DUPLICATES = [  # JSON readers disagree on these: the proxy would decide one reading, forward the bytes
+    b'{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"forbidden","arguments":{},"name":"echo"}}',
+    b'{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"forbidden","arguments":{}},"method":"ping"}',
+    b'{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a","text":"b"}}}',
+    b'{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"echo","arguments":{"text":NaN}}}',
+]
+
+
+async def test_a_message_json_readers_disagree_on_is_refused_not_forwarded(tmp_path: Path) -> None:
+    async with relay(tmp_path) as client:
+        errors = []
+        for line in DUPLICATES:
+            await client.write(line + b"\n")
+            errors.append(await client.receive())
+        await client.call(15, "echo", {"text": "still serving"})
+        after = await client.answer(15)
+    assert all(e["error"]["code"] == -32700 for e in errors), errors
+    assert all("duplicate key" in e["error"]["message"] for e in errors[:3]), errors
+    assert _text(after) == "still serving"
+    assert [m["params"]["name"] for m in client.received_upstream() if m.get("method") == "tools/call"] == [
+        "echo"
+    ]  # only the valid call reached the upstream
+
+
 async def test_a_line_over_the_cap_is_a_clear_error_and_large_lines_under_it_pass(tmp_path: Path) -> None:
     async with relay(tmp_path, "--max-message-bytes", "200000") as client:
         await client.call(1, "echo", {"text": "y" * 300_000})

@@ -17,6 +17,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ..runtime.strict_json import no_constants, no_duplicate_keys
+
 HEAD = 4096  # bytes of an oversized line kept to find its id
 _ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
 
@@ -70,8 +72,10 @@ def dumps(message: Any) -> bytes:
 
 
 def loads(line: bytes) -> Any:
-    """A line's message; ValueError when it is not JSON (or not UTF-8)."""
-    return json.loads(line)
+    """A line's message; ValueError when it is not JSON (or not UTF-8), and when an object gives a
+    key twice or it holds `NaN`/`Infinity`: the relay forwards the line as it came, so it must
+    not be one that another JSON reader (first key wins, say) would read differently."""
+    return json.loads(line, object_pairs_hook=no_duplicate_keys, parse_constant=no_constants)
 
 
 async def stdin_reader(limit: int) -> asyncio.StreamReader:

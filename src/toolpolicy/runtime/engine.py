@@ -425,13 +425,28 @@ class Engine:
 
     def _when_eval(self, call: PreparedCall):  # type: ignore[no-untyped-def]
         env: dict[str, Any] = {}
+        readings: list[tuple[str, ...]] = []
 
         def run(rule: CompiledRule) -> tuple[bool | None, str | None]:
             if not env:
                 env.update(when_env(call))
+                readings.append(self._shell_readings(call, env))
+            if readings[0] and call.spec_arg is not None:
+                return self.when_table().holds_read(
+                    rule.index, env, call.spec_arg, readings[0], rule.decision == "allow"
+                )
             return self.when_holds(rule, env)
 
         return run
+
+    def _shell_readings(self, call: PreparedCall, env: Mapping[str, Any]) -> tuple[str, ...]:
+        """What a shell call's `when` also reads (`when_table.shell_readings`)."""
+        if call.kind != "shell" or call.spec_arg is None:
+            return ()
+        args = env.get("args")
+        from .views import shell_readings
+
+        return shell_readings(call.primary, args.get(call.spec_arg) if type(args) is dict else None)
 
     def when_holds(self, rule: CompiledRule, env: Mapping[str, Any]) -> tuple[bool | None, str | None]:
         """A rule's `when` on `env` (`{"tool", "args", "context"}`): `(True|False, None)` or

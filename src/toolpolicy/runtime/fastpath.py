@@ -21,7 +21,7 @@ from .pattern_set import PatternSet, joined
 from .plan import ToolPlan, plan_for
 from .rules import MAX_WRITE_CHECKS, normalise_args
 from .shell_targets import PATTERN, SOFT, needs_check, read_tool_of
-from .views import _url_view, plain_view
+from .views import _url_view, plain_view, shell_readings
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
@@ -170,7 +170,7 @@ def _pick(
                         hits = _unit_hits(pset, view, unit)
                     if hits:
                         if plan.has_when and not plan.when_hits.isdisjoint(hits):
-                            when = _When(engine, plan, args, context)
+                            when = _When(engine, plan, args, context, view)
                         best = _best_hit(plan, hits, allow_ok, unit.exec_capable, when)
                         if best == -2:
                             return None  # conditions on several arguments, or an unevaluable `when`
@@ -183,7 +183,7 @@ def _pick(
             bests = []
             allow_oks = []
             if plan.has_when:
-                when = _When(engine, plan, args, context)
+                when = _When(engine, plan, args, context, view)
             pset = plan.primary
             found = _view_hits(pset, view) if pset is not None else None
             whole = -1
@@ -207,7 +207,7 @@ def _pick(
                 bests.append(best)
                 allow_oks.append(allow_ok)
     if when is None and plan.has_when:
-        when = _When(engine, plan, args, context)
+        when = _When(engine, plan, args, context, None if units is _NO_UNIT else view)
     others: dict[bool, int] = {}
     for n, allow_ok in enumerate(allow_oks):
         best = bests[n]
@@ -414,17 +414,42 @@ class _When:
     """A rule's `when` on this call, evaluated on first need as the general flow does
     (`Engine._when_eval`: the same closures, the same `{"tool", "args", "context"}`)."""
 
-    __slots__ = ("args", "context", "engine", "env", "plan", "table")
+    __slots__ = ("args", "context", "engine", "env", "plan", "readings", "table", "view")
 
     def __init__(
-        self, engine: Engine, plan: ToolPlan, args: dict[str, Any], context: Mapping[str, Any] | None
+        self,
+        engine: Engine,
+        plan: ToolPlan,
+        args: dict[str, Any],
+        context: Mapping[str, Any] | None,
+        view: ArgView | None,
     ):
         self.engine, self.plan, self.args, self.context = engine, plan, args, context
         self.env: dict[str, Any] | None = None
         self.table: WhenTable | None = plan.when_table
+        self.view = view if plan.spec.kind == "shell" else None
+        self.readings: tuple[str, ...] | None = None
 
     def holds(self, p: int) -> bool | None:
-        """Does rule `p` (plan position) hold? None: it could not be evaluated (the general way)."""
+        """Does rule `p` hold, on the command as sent and (a shell command) on each simple
+        command's words (`WhenTable.holds_read`)? None: it could not be evaluated."""
+        ok = self._holds(p)
+        if ok is None or self.view is None:
+            return ok
+        readings = self.readings
+        if readings is None:
+            readings = self.readings = shell_readings(self.view, self.args.get(self.plan.spec.arg))  # type: ignore[arg-type]
+        allow = self.plan.rules[p].decision == "allow"
+        if not readings or ok is not allow:
+            return ok
+        for text in readings:
+            other = self._holds(p, text)
+            if other is not allow:
+                return other
+        return ok
+
+    def _holds(self, p: int, reading: str | None = None) -> bool | None:
+        """Rule `p`'s condition on the call, or with the primary argument read as `reading`."""
         index = self.plan.rules[p].index
         table = self.table
         if table is None:
@@ -432,19 +457,23 @@ class _When:
             self.plan.when_table = table  # the policy's one table: later calls on this plan skip the lookup
         fields = table.fields
         field = fields[index] if index in fields else table.field(index)
+        arg = self.plan.spec.arg
         if field is not None and not self.plan.spec.aliases:  # a pure condition: maybe known
-            value = self.args.get(field)
+            value = reading if reading is not None and field == arg else self.args.get(field)
             if type(value) is str:
                 known = table.memo.get((index, value))
                 if known is not None:
                     return known
-        if self.env is None:
-            self.env = {
+        env = self.env
+        if env is None:
+            env = self.env = {
                 "tool": self.plan.raw,
                 "args": normalise_args(self.args, self.plan.spec.aliases),
                 "context": dict(self.context or {}),
             }
-        ok, err = table.holds(index, self.env)
+        if reading is not None:
+            env = {**env, "args": {**env["args"], arg: reading}}
+        ok, err = table.holds(index, env)
         return None if err is not None else ok
 
 

@@ -16,7 +16,8 @@ a back reference) makes the answer True: the check fails closed.
 
 Both languages are over all of Unicode; a pair of character sets meets exactly when one of the
 boundary points of their ranges lies in both (`_meet`), so no alphabet is enumerated. The search is
-linear in (glob length × automaton size), both bounded by the rule and the command's own length.
+linear in (glob length × automaton size); a `Budget` bounds what one decision spends on it
+(past it, the answer is True and the command asks).
 """
 
 from __future__ import annotations
@@ -45,13 +46,20 @@ class Unsupported(ValueError):
 
 
 class _Nfa:
-    __slots__ = ("accept", "eps", "moves", "start")
+    __slots__ = ("_closures", "accept", "eps", "moves", "start")
 
     def __init__(self) -> None:
         self.eps: list[list[int]] = []
         self.moves: list[list[tuple[CharSet, int]]] = []
+        self._closures: dict[int, frozenset[int]] = {}
         self.start = self.new()
         self.accept = -1
+
+    def closure_of(self, state: int) -> frozenset[int]:
+        found = self._closures.get(state)
+        if found is None:
+            found = self._closures[state] = self.closure([state])
+        return found
 
     def new(self) -> int:
         self.eps.append([])
@@ -262,7 +270,8 @@ def _contains(chars: CharSet, x: int) -> bool:
     return any(lo <= x <= hi for lo, hi in ranges) != negated
 
 
-def _meet(a: CharSet, b: CharSet, excluded: tuple[int, ...]) -> list[int]:
+@functools.lru_cache(maxsize=4096)
+def _meet(a: CharSet, b: CharSet, excluded: tuple[int, ...]) -> tuple[int, ...]:
     """Characters in both sets and not excluded: a witness `/` if there is one, and one other
     (the only difference a character makes to the search). A maximal run of the intersection
     starts at 0 or just after a boundary, so those points are the only candidates."""
@@ -284,17 +293,31 @@ def _meet(a: CharSet, b: CharSet, excluded: tuple[int, ...]) -> list[int]:
         elif not other:
             found.append(x)
             other = True
-    return found
+    return tuple(found)
 
 
-def overlaps(glob: str, regex: str, *, spelled: bool = False) -> bool:
+class Budget:
+    """Search states several `overlaps` calls may visit together (one decision's glob checks);
+    past it every answer is True (the check fails closed: the command asks)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, states: int) -> None:
+        self.left = states
+
+
+def overlaps(glob: str, regex: str, *, spelled: bool = False, budget: Budget | None = None) -> bool:
     """Whether some path matches both the absolute bash `glob` (backslash escapes) and `regex`
     (a path rule's full-match regular expression). True also when `regex` cannot be modelled.
 
     `spelled`: only a path in which the glob's own literal text spells some character of the
     rule's literal text (other than `/`) counts: `~/.ssh/*` against `~/.ssh/id_*` (the glob
     spells `/root/.ssh/`), `.e*` against `**/.env` (it spells `.e`), but not `dist/*` against
-    `*.pem`, where only the glob's wildcard could produce the guarded name."""
+    `*.pem`, where only the glob's wildcard could produce the guarded name.
+
+    `budget`: shared with other calls; when it runs out the answer is True."""
+    if budget is not None and budget.left <= 0:
+        return True
     try:
         nfa = _rule_nfa(regex)
     except Unsupported:
@@ -302,10 +325,14 @@ def overlaps(glob: str, regex: str, *, spelled: bool = False) -> bool:
     tokens = _glob_tokens(glob)
     end = len(tokens)
     # a search state: (glob position, the rule automaton's states, where in a name, spelled yet)
-    start = (0, nfa.closure([nfa.start]), NOT_AT_NAME, not spelled)
+    start = (0, nfa.closure_of(nfa.start), NOT_AT_NAME, not spelled)
     seen = {start}
     todo = deque([start])
     while todo:
+        if budget is not None:
+            budget.left -= 1
+            if budget.left < 0:
+                return True  # too much to search: fail closed
         pos, states, at_name, done = todo.popleft()
         if pos == end:
             if done and nfa.accept in states:
@@ -330,7 +357,7 @@ def overlaps(glob: str, regex: str, *, spelled: bool = False) -> bool:
                 for x in _meet(chars, rule_chars, excluded):
                     key = (
                         nxt_pos,
-                        nfa.closure([nxt]),
+                        nfa.closure_of(nxt),
                         AT_NAME if x == SLASH else NOT_AT_NAME,
                         done or (spells and x != SLASH),
                     )

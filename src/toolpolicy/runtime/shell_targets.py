@@ -40,6 +40,7 @@ PATTERN = "\x00"
 SOFT = "\x05"  # a write the command makes by nature (`rm x`): only path denies and asks count
 READ_TOOLS = ("Read", "read_file", "view", "read", "ReadFile")
 _MAX_PATHS = 32  # paths one pattern may name that are decided
+_MAX_GLOB_NAMES = 8  # wildcard names a pattern may have and still be expanded against the filesystem
 _GLOB = lazy_compile(r"(?<!\\)[*?\[]")
 
 
@@ -145,7 +146,14 @@ def _glob_guard(
     Only by what the glob spells (`glob_overlap.overlaps(spelled=True)`): `dist/*` could name a
     `dist/x.pem`, but so could every glob; the files such a glob names now are the expansion's,
     decided above, and a rule on a name or directory the glob itself spells decides the rest."""
-    rule = _guarding_rule(engine, call, tool, glob_forms(target, call.cwd, call.home))
+    forms = glob_forms(target, call.cwd, call.home)
+    if any(_wild_names(f) > _MAX_GLOB_NAMES for f in forms):  # not expanded (`_glob`): never allowed
+        verdict.diagnostics.append(
+            f"`{_shown(target)}` is {verb} by the command through more than {_MAX_GLOB_NAMES} wildcard names: needs approval"
+        )
+        results[i] = ("ask", None)
+        return
+    rule = _guarding_rule(engine, call, tool, forms)
     if rule is not None:
         verdict.diagnostics.append(
             f"`{_shown(target)}` is {verb} by the command and may name a file rule {rule.id} guards: needs approval"
@@ -157,13 +165,14 @@ def _guarding_rule(engine: Engine, call: PreparedCall, tool: str, globs: list[st
     """The first deny or ask rule of `tool` (in file order) some path of the `globs` matches."""
     if not globs:
         return None
-    from .glob_overlap import overlaps
+    from .glob_overlap import Budget, overlaps
     from .plan import plan_for
 
     plan = plan_for(engine.policy, tool, call.mode)
     arg = plan.spec.arg
     if arg is None or plan.spec.kind != "path":
         return None
+    budget = Budget(_OVERLAP_BUDGET + _OVERLAP_PER_RULE * len(plan.rules))
     for p, rule in enumerate(plan.rules):
         if rule.decision == "allow" or plan.need[p] != 1:
             continue  # an allow guards nothing; a rule on another argument never holds for a bare path
@@ -172,9 +181,14 @@ def _guarding_rule(engine: Engine, call: PreparedCall, tool: str, globs: list[st
             continue
         if not cond.kind_view:
             continue  # the plain text of the argument, not a path: the expansion's paths decided it
-        if any(overlaps(g, cond.regex, spelled=True) for g in globs):
+        if any(overlaps(g, cond.regex, spelled=True, budget=budget) for g in globs):
             return rule
     return None
+
+
+# search states one glob target may cost (a few ms for ordinary globs against the packs; a
+# rule whose literal start the glob misses costs a state or two); past it the command asks
+_OVERLAP_BUDGET, _OVERLAP_PER_RULE = 20_000, 16
 
 
 def glob_forms(target: str, cwd: str, home: str) -> list[str]:
@@ -301,15 +315,25 @@ def expand(target: str, cwd: str, home: str) -> tuple[list[str], bool]:
 
 
 def _glob(pattern: str, cwd: str) -> list[str]:
-    """What bash's pathname expansion gives on this filesystem (dotfiles only when named)."""
+    """What bash's pathname expansion gives on this filesystem (dotfiles only when named).
+
+    Not for a pattern with more than `_MAX_GLOB_NAMES` wildcard names: the expansion walks every
+    directory those names may match, which a deep pattern (`/*/*/*/...`) makes the whole
+    filesystem. Such a target is then decided by what it spells (`_glob_guard`): it asks."""
     import glob  # here: the module (and fnmatch, and their regexes) only when a target is a glob
     import re
 
+    if _wild_names(pattern) > _MAX_GLOB_NAMES:
+        return []
     full = pattern if pattern.startswith("/") else os.path.join(_escape(cwd), pattern)
     try:
         return list(itertools.islice(glob.iglob(_to_python_glob(full)), _MAX_PATHS))
     except (OSError, ValueError, re.error):
         return []
+
+
+def _wild_names(pattern: str) -> int:
+    return sum(1 for name in pattern.split("/") if _GLOB.search(name))
 
 
 def _to_python_glob(pattern: str) -> str:

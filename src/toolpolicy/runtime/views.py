@@ -340,3 +340,20 @@ def clear_memos() -> None:
     _plain_text_view.cache_clear()
     for memoised in (shell._view_text, path._lexical_cached):
         memoised.cache_clear()
+
+
+def shell_readings(view: Any, value: object) -> tuple[str, ...]:
+    """The other readings of a shell command for `when`: each simple command's words as bash
+    reads them (quotes and escapes removed: a unit's allow text), where they differ from the
+    command as sent. `ip 'addr' 'del' x` is `ip addr del x` to bash, and to an exclusion regex."""
+    if view is None or type(value) is not str:
+        return ()
+    out: list[str] = []
+    for unit in view.units[:_MAX_READINGS]:
+        for text in unit.allow_texts[:1]:
+            if text != value and text not in out:
+                out.append(text)
+    return tuple(out)
+
+
+_MAX_READINGS = 16  # simple commands of one call whose words a `when` also reads

@@ -81,6 +81,26 @@ class WhenTable:
             memo[key] = ok
         return ok, err
 
+    def holds_read(
+        self, index: int, env: Mapping[str, Any], arg: str, readings: tuple[str, ...], allow: bool
+    ) -> tuple[bool | None, str | None]:
+        """Rule `index`'s condition on the command as sent (`env`) and on each of its `readings`
+        (the primary argument `arg` as each simple command's words read, `shell_readings`): an
+        allow rule's condition must hold on every one, a deny or ask rule's on any."""
+        ok, err = self.holds(index, env)
+        if err is not None or not readings or ok is not allow:
+            return ok, err  # an error; nothing else to read; or an allow already fails / a deny holds
+        args = env.get("args")
+        if type(args) is not dict:
+            return ok, err
+        for text in readings:
+            other, err = self.holds(index, {**env, "args": {**args, arg: text}})
+            if err is not None:
+                return None, err
+            if other is not allow:
+                return other, None
+        return ok, None
+
     def known(self, index: int, value: str) -> bool | None:
         """The memoised result of rule `index`'s pure condition on `value`, if any."""
         return self.memo.get((index, value))
