@@ -1,6 +1,6 @@
 """Distinct shell commands decided cold, beside tree-sitter's parse and our parse + walk of them.
 
-    python bench/shell_cold.py [--rounds 5]
+    python bench/shell_cold.py [--rounds 5] [--before SRC]
 
 Two command sets: the few hundred agent commands of `bench/agent_commands.py` (pipelines, chains,
 `$()`, here-documents, `find -exec`, `bash -c`...) and the 2,900-odd labelled commands of
@@ -19,11 +19,16 @@ neighbours too):
   that touch files, the path rules);
 
 and decide / walk, which the speed issue bounds by 2, and decisions/s (target: 40,000/s).
+
+`--before SRC` first runs the same measurement in a child process on another tree's `src`
+directory (say `git archive main src | tar -x -C /tmp/before`), so the two tables are taken minutes
+apart at the same load; the load average is printed under each.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -56,7 +61,17 @@ def _per_call_us(
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--before", metavar="SRC", help="also measure the toolpolicy package under SRC (first)")
     a = ap.parse_args()
+    if a.before:
+        import subprocess
+
+        env = {**os.environ, "PYTHONPATH": str(Path(a.before).resolve())}
+        print(f"before ({a.before}):")
+        subprocess.run(
+            [sys.executable, __file__, "--rounds", str(a.rounds)], env=env, check=True, timeout=600
+        )
+        print("\nafter (this tree):")
 
     import tempfile
 
@@ -89,6 +104,7 @@ def main() -> None:
             f"| {name} | {len(texts):,} | {parse:.1f} | {walk:.1f} | {view:.1f} | {decide:.1f} | {decide / walk:.2f} "
             f"| {1e6 / decide:,.0f} |"
         )
+    print("load average: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
 
 
 def _walk(shell_parse: object) -> Callable[[str], object]:

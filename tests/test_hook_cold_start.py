@@ -201,7 +201,7 @@ HEAVY = ("typing", "ctypes", "pickle", "dataclasses", "click", "pydantic", "lark
         ("Edit", {"file_path": "/srv/app/main.py", "old_string": "a", "new_string": "b"}, False),
         ("Read", {"file_path": "/etc/hosts"}, False),
         ("Bash", {"command": "git status"}, False),
-        ("Bash", {"command": "git log | head -n 5"}, True),  # parsed: tree-sitter's extension module alone
+        ("Bash", {"command": "ls -l $(cat list)"}, True),  # parsed: tree-sitter's extension module alone
     ],
 )
 def test_the_warm_hook_imports_nothing_it_does_not_need(

@@ -790,3 +790,22 @@ def test_view_accepts_other_values() -> None:
 
 def test_view_is_cached() -> None:
     assert view("git status && npm test") is view("git status && npm test")
+
+
+def test_a_sed_script_that_reads_a_file_still_shows_the_command_its_e_runs() -> None:
+    # `1r x` names a file inside the script; the `e` command after it must still be a deny text
+    for text in ("sed '1e rm -rf y' f", "sed '1r x;1e rm -rf y' f", "sed -e '1r x' -e '1e rm -rf y' f"):
+        unit = view(text).units[0]
+        assert "rm -rf y" in unit.deny_texts, (text, unit.deny_texts)
+        assert unit.exec_capable
+
+
+def test_a_long_text_the_parser_gives_up_on_is_opaque_and_the_next_parse_starts_afresh() -> None:
+    # tree-sitter's error recovery on a long run of `|` is superlinear: the parse is cancelled
+    # (an error, or the time cap) and the text is unparseable; the parser must not resume it
+    long_error = "a " + "|" * 9000
+    unit = view(long_error).units[0]
+    assert unit.opaque and not unit.allow_texts
+    after = view("git status && ls -la " + "x " * 300).units
+    assert [u.allow_texts[0] for u in after] == ["git status", "ls -la " + " ".join(["x"] * 300)]
+    assert not any(u.opaque for u in after)

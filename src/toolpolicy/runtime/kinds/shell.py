@@ -79,7 +79,7 @@ from collections.abc import Iterable, Sequence
 
 from ...vocabulary.lazy_regex import lazy_compile
 from . import ArgView, CompiledPattern, Unit
-from .shell_knowledge import GUARDING, Analysis, Table, analyse, bundled
+from .shell_knowledge import GUARDING, Analysis, Spec, Table, analyse, bundled
 from .shell_parse import (
     MAX_DEPTH,
     NON_FILES,
@@ -456,25 +456,22 @@ class _Walk:
         stdin = False
         consumers: list[int] = []  # commands that run the code reaching their standard input
         links: list[str] = []  # names `ln`/`cp -s` gave to links earlier in this text
+        several = len(commands) > 1  # a consumer matters only beside a command that prints
         for i, cmd in enumerate(commands):
-            more, stdin_code = self.command(cmd, depth, taint, bases)
+            more, stdin_code, interprets, cdpath = self.command(cmd, depth, taint, bases)
             units.extend(_through_links(u, links) for u in more) if links else units.extend(more)
-            if cmd.words and basename(cmd.words[0].value) in _LINKERS:
+            words = cmd.words
+            if words and basename(words[0].value) in _LINKERS:
                 links.extend(_link_names(cmd))
             stdin = stdin or stdin_code
-            if (
-                len(commands) > 1  # a consumer matters only beside a command that prints
-                and not cmd.stdin
-                and not cmd.reads
-                and (stdin_code or self.interprets_stdin(cmd))
-            ):
+            if several and not cmd.stdin and not cmd.reads and (stdin_code or interprets):
                 consumers.append(i)
-            if _sets_cdpath(cmd):  # `CDPATH=~ cd .ssh`: a relative `cd` may land anywhere
+            if cdpath:  # `CDPATH=~ cd .ssh`: a relative `cd` may land anywhere
                 bases = tuple(dict.fromkeys([*bases, _DYN + UNKNOWN]))
-            if cmd.words and cmd.words[0].value in _CD_START:
-                k = _dir_changer(cmd.words)
+            if words and words[0].value in _CD_START:
+                k = _dir_changer(words)
                 if k is not None:
-                    bases = _change_dir(bases, cmd.words[k:])
+                    bases = _change_dir(bases, words[k:])
         if stdin:
             for script, tainted in _piped_scripts(commands, self).items():
                 units.extend(self.script(script, depth + 1, taint=taint or tainted, bases=bases))
@@ -496,67 +493,101 @@ class _Walk:
                 )
         return units
 
-    def interprets_stdin(self, cmd: Command) -> bool:
-        """An interpreter given no script (`python3`, `node -`): it runs what reaches its stdin."""
-        values = [w.value for w in cmd.words]
-        if not values:
-            return False
-        k0 = _allow_start(values)
-        return _reads_code_from_stdin(values[k0:], self.table)
-
     def command(
         self, cmd: Command, depth: int, taint: bool, bases: tuple[str, ...]
-    ) -> tuple[list[Unit], bool]:
+    ) -> tuple[list[Unit], bool, bool, bool]:
+        """The command's units; whether it runs the code reaching its stdin (a stdin shell,
+        `xargs sh -c`), whether it interprets stdin as code (`python3`, `node -`: an interpreter
+        given no script), and whether it sets `CDPATH`."""
         # Every step below is guarded by a cheap test of what it needs (a wrapper, a shell, an
-        # assignment, a glob...), so a plain `git status` pays only for what applies to it.
+        # assignment, a glob...), so a plain `git status` pays only for what applies to it. The
+        # words' values, their joined text and the program's basename are computed once here.
         words = cmd.words
-        full = _join(cmd.assigns + words) if cmd.assigns else _join(words)
+        assigns = cmd.assigns
         redir_writes = _targets(cmd.writes, bases) if cmd.writes else ()
         redir_reads = _targets(cmd.reads, bases) if cmd.reads else ()
         if not words:  # only assignments and/or redirections
+            full = " ".join([w.value for w in assigns])
             allow = () if taint else (full,)
             deny = _uniq([cmd.raw, full, *_latent_texts(cmd, depth)])
-            return [Unit(allow, deny, writes=redir_writes, reads=redir_reads)], False
+            unit = Unit(allow, deny, writes=redir_writes, reads=redir_reads)
+            return [unit], False, False, "CDPATH=" in full and _sets_cdpath(cmd)
         values = [w.value for w in words]
-        k0 = _allow_start(values)
+        first = values[0]
+        base0 = basename(first) if "/" in first else first
+        joined = " ".join(values)
+        full = " ".join([*[w.value for w in assigns], *values]) if assigns else joined
+        if first in ALLOW_WRAPPERS:
+            k0 = _allow_start(values)
+            name = basename(values[k0])
+        else:
+            k0, name = 0, base0
         head = words[k0]
-        name = basename(values[k0])
         opaque = (
             taint
             or head.dynamic
             or head.globby
             or (name in _SHELLS_SOURCE and _runs_substitution(values[k0:], words[k0:]))
         )
-        blocked = opaque or _allow_blocked(cmd, k0, name)
-        starts = _deny_starts(values)
-        stages = [0] if k0 == 0 and len(starts) == 1 else list(dict.fromkeys([k0, *starts]))
+        if opaque:
+            blocked = True
+        elif assigns or name in _EVAL_BUILTINS:
+            blocked = _allow_blocked(cmd, k0, name)
+        else:  # `_allow_blocked` without assignments or an evaluating builtin: the words' raw texts
+            blocked = False
+            for w in words:
+                if "@P}" in w.raw or "${!" in w.raw:
+                    blocked = True
+                    break
         texts = [cmd.raw, full]
-        for k in stages:
-            texts.extend(_stage_texts(values, k))
+        plain = False  # no wrapper or assignment to see through: one stage, at 0
+        if k0 == 0 and base0 not in WRAPPERS and ("=" not in first or not ASSIGNMENT.match(first)):
+            stages, plain = [0], True  # the common case: a plain program, nothing to see through
+            if assigns:
+                texts.append(joined)  # else the same text as `full`
+            if "/" in first or not FIND_EXEC.isdisjoint(values):
+                texts.extend(_stage_texts(values, 0))
+        else:
+            starts = _deny_starts(values)
+            stages = [0] if k0 == 0 and len(starts) == 1 else list(dict.fromkeys([k0, *starts]))
+            for k in stages:
+                texts.extend(_stage_texts(values, k))
         if head.globby:
             texts.extend(_brace_texts(head, values[k0 + 1 :]))
-        if cmd.assigns or basename(values[0]) in _EVAL_BUILTINS:
+        if assigns or base0 in _EVAL_BUILTINS:
             texts.extend(_latent_texts(cmd, depth))
-        known = self.table.get(name) is not None
+        spec = self.table.get(name)
+        known = spec is not None
         unknown = not known and name not in _DATA_ONLY
-        if unknown:
-            texts.extend(_unknown_program_texts(values[k0:]))
+        # an interpreter given no script (`python3`, `node -`) runs what reaches its stdin
+        interprets = spec is not None and spec.code_option and _reads_code_from_stdin(values[k0:], self.table)
+        if unknown and name not in _NOT_RUNNERS:
+            texts.extend(
+                _unknown_program_texts(values[k0:], None) if k0 else _unknown_program_texts(values, joined)
+            )
         facts = _Facts()
         if known:  # the analysis of an unknown program finds nothing
-            self.facts(words[k0:] if k0 else words, facts, bases, 0, values[k0:] if k0 else values)
-        exec_found = facts.exec  # what the allow side sees; wrappers stripped before it run that
-        for k in stages:
-            if k != k0:
-                self.facts(words[k:], facts, bases, 0)
-        facts.exec = exec_found
-        if cmd.stdin and _reads_code_from_stdin(values[k0:], self.table):
+            if k0:
+                self.facts(words[k0:], facts, bases, 0, values[k0:], spec)
+            else:
+                self.facts(words, facts, bases, 0, values, spec, joined)
+        if not plain:
+            exec_found = facts.exec  # what the allow side sees; wrappers stripped before it run that
+            for k in stages:
+                if k != k0:
+                    self.facts(words[k:], facts, bases, 0)
+            facts.exec = exec_found
+        if cmd.stdin and interprets:
             facts.exec = True  # `python3 - <<EOF`: the heredoc is code
             facts.notes.append(f"`{values[k0]}` runs the code fed to its standard input")
             for s in cmd.stdin:
                 facts.deny.extend(_code_commands(s.text))
         if unknown:  # `nocache bash -c '...'`: a shell among the operands runs its script
             for k in range(k0 + 1, min(len(values), k0 + _MAX_UNKNOWN_STAGES + 1)):
-                if basename(values[k]) in SHELLS and (idx := script_of(values[k:])) is not None:
+                v = values[k]
+                if (v in SHELLS or ("/" in v and basename(v) in SHELLS)) and (
+                    idx := script_of(values[k:])
+                ) is not None:
                     _add_script(facts.scripts, cmd.words[k:], idx, 0)
                     break
             # `ssh-keygen -f ~/.ssh/id_rsa`, `openssl ... -out ~/.bashrc`: any path may be read or written
@@ -566,98 +597,120 @@ class _Walk:
                 facts.writes.extend(SOFT + t for t in found)
         texts.extend(facts.deny)
         allow_texts: tuple[str, ...] = ()
-        if not blocked:
-            allow_texts = (
-                _canonical(values[k0:] if k0 else values),
-            )  # the subcommand form is for deny/ask only
+        if not blocked:  # the subcommand form is for deny/ask only
+            allow_texts = (_canonical(values[k0:], None) if k0 else _canonical(values, joined),)
         unit = _new_unit(  # the fields in order: allow, deny, exec_capable, writes, reads, opaque, notes, fed
             Unit,
             (
                 allow_texts,
-                _uniq(texts),
+                tuple(dict.fromkeys(texts)),
                 facts.exec or (name in EXEC_NAMES and exec_capable(values[k0:])),
-                _uniq([*redir_writes, *facts.writes]) if redir_writes or facts.writes else (),
-                _uniq([*redir_reads, *facts.reads]) if redir_reads or facts.reads else (),
+                tuple(dict.fromkeys([*redir_writes, *facts.writes])) if redir_writes or facts.writes else (),
+                tuple(dict.fromkeys([*redir_reads, *facts.reads])) if redir_reads or facts.reads else (),
                 opaque,
                 tuple(dict.fromkeys(facts.notes)) if facts.notes else (),
                 False,
             ),
         )
-        if not facts.scripts and _runs_no_script(values, stages, name):
+        if not facts.scripts and (
+            (name not in _SCRIPT_NAMES and FIND_EXEC.isdisjoint(values))
+            if plain
+            else _runs_no_script(values, stages, name)
+        ):
             units = [unit]  # the common case: no shell code anywhere in its argv
         else:
             units = self.nested(
                 unit, cmd, stages, depth, taint=taint, blocked=blocked, facts=facts, bases=bases
             )
-        return units, facts.stdin_code or _stdin_shell(values, stages)
+        stdin_code = facts.stdin_code or (
+            (not plain or base0 in _STDIN_NAMES) and _stdin_shell(values, stages)
+        )
+        return units, stdin_code, bool(interprets), "CDPATH=" in full and _sets_cdpath(cmd)
 
     def facts(
-        self, words: Sequence[Word], facts: _Facts, bases: tuple[str, ...], n: int, values: Sequence[str] = ()
+        self,
+        words: Sequence[Word],
+        facts: _Facts,
+        bases: tuple[str, ...],
+        n: int,
+        values: Sequence[str] = (),
+        spec: Spec | None = None,
+        joined: str = "",
     ) -> int:
         """Add what the knowledge says about `words` (and the commands it runs) to `facts`
-        (`values`: their values, when the caller has them)."""
+        (`values`: their values, `spec`: their program's knowledge, `joined`: the values joined by
+        spaces, when the caller has them)."""
         values = values or [w.value for w in words]
-        a = analyse(values, self.table)
+        a = analyse(values, self.table, spec)
         if not a.known:
             return n
         name = basename(values[0])
-        for i, cut in a.chdirs:  # `git -C DIR`, `make -C DIR`: relative files are under DIR (too)
-            w = words[i]
-            moved = Word(w.value[cut:], _cut_raw(w.raw, cut) if cut else w.raw, w.dynamic, w.globby)
-            bases = _change_dir(bases, (_CD, moved))
-        for i, cut in a.reads:
-            facts.reads.extend(_word_targets(words[i], cut, bases))
-        for i, cut in a.at_reads:  # `-d @f`, and the forms `-F k=@f`, `-F 'k=<f'`, `--data-urlencode k@f`
-            value = words[i].value[cut:]
-            if value.startswith("@"):
-                facts.reads.extend(_word_targets(words[i], cut + 1, bases))
-            elif at := _AT_FILE.match(value):
-                fname = value[at.end() :].split(";", 1)[0]
-                w = Word(fname, fname, words[i].dynamic, any(c in fname for c in "*?[{"))
-                facts.reads.extend(_word_targets(w, 0, bases))
-        for i, cut in a.writes:
-            facts.writes.extend(_word_targets(words[i], cut, bases))
-        for i, cut in a.prefixes:  # `split - ~/.bashr` writes ~/.bashr + a suffix: any file it starts
-            w = words[i]
-            named = Word(
-                w.value[cut:] + "*", (w.raw if not cut else _cut_raw(w.raw, cut)) + "*", w.dynamic, True
-            )
-            facts.writes.extend(SOFT + t for t in _word_targets(named, 0, bases))
-        for name in a.named_reads:  # `sed '1r FILE'`: a file named inside a program text
-            named = Word(name, name, "$" in name or "`" in name, any(c in name for c in "*?[{"))
-            facts.reads.extend(_word_targets(named, 0, bases))
-        strict = name == "tee"  # tee writes like `>` does (and always did here)
-        for i, cut in a.operand_writes:
-            facts.writes.extend(t if strict else SOFT + t for t in _word_targets(words[i], cut, bases))
-        if a.unknown_write:
+        if not a.quiet:  # some word is a file, a script, code or a command (else: all data)
+            for i, cut in a.chdirs:  # `git -C DIR`, `make -C DIR`: relative files are under DIR (too)
+                w = words[i]
+                moved = Word(w.value[cut:], _cut_raw(w.raw, cut) if cut else w.raw, w.dynamic, w.globby)
+                bases = _change_dir(bases, (_CD, moved))
+            for i, cut in a.reads:
+                facts.reads.extend(_word_targets(words[i], cut, bases))
+            for i, cut in a.at_reads:  # `-d @f`, and the forms `-F k=@f`, `-F 'k=<f'`, `--data-urlencode k@f`
+                value = words[i].value[cut:]
+                if value.startswith("@"):
+                    facts.reads.extend(_word_targets(words[i], cut + 1, bases))
+                elif at := _AT_FILE.match(value):
+                    fname = value[at.end() :].split(";", 1)[0]
+                    w = Word(fname, fname, words[i].dynamic, any(c in fname for c in "*?[{"))
+                    facts.reads.extend(_word_targets(w, 0, bases))
+            for i, cut in a.writes:
+                facts.writes.extend(_word_targets(words[i], cut, bases))
+            for i, cut in a.prefixes:  # `split - ~/.bashr` writes ~/.bashr + a suffix: any file it starts
+                w = words[i]
+                named = Word(
+                    w.value[cut:] + "*", (w.raw if not cut else _cut_raw(w.raw, cut)) + "*", w.dynamic, True
+                )
+                facts.writes.extend(SOFT + t for t in _word_targets(named, 0, bases))
+            for file in a.named_reads:  # `sed '1r FILE'`: a file named inside a program text
+                named = Word(file, file, "$" in file or "`" in file, any(c in file for c in "*?[{"))
+                facts.reads.extend(_word_targets(named, 0, bases))
+            strict = name == "tee"  # tee writes like `>` does (and always did here)
+            for i, cut in a.operand_writes:
+                facts.writes.extend(t if strict else SOFT + t for t in _word_targets(words[i], cut, bases))
+            if a.unknown_write:
+                facts.writes.append(_DYN + UNKNOWN)
+            if name in _LINKERS and any(".." in words[i].value.split("/") for i, _ in a.operand_writes):
+                facts.writes.append(_DYN + UNKNOWN)  # `ln -s ../.ssh a/x`: resolved from a/, not the cwd
+            for i, cut in a.scripts:
+                if name == "parallel":
+                    continue
+                text = words[i].value[cut:]
+                if name == "env":  # `env -S '-i rm x'`: the split words continue env's own argv
+                    text = "env " + text
+                facts.scripts[text] = facts.scripts.get(text, False) or words[i].dynamic
+            for i in a.code:
+                facts.deny.extend(_code_commands(words[i].value))
+                if name == "sed":  # `sed '1e rm x'`: the `e` command's text is a command
+                    facts.deny.extend(
+                        t for m in _SED_E.finditer(words[i].value) for t in _variable_code(m[1], 0)
+                    )
+        elif a.unknown_write:
             facts.writes.append(_DYN + UNKNOWN)
-        if name in _LINKERS and any(".." in words[i].value.split("/") for i, _ in a.operand_writes):
-            facts.writes.append(_DYN + UNKNOWN)  # `ln -s ../.ssh a/x`: resolved from a/, not the cwd
-        for i, cut in a.scripts:
-            if name == "parallel":
-                continue
-            text = words[i].value[cut:]
-            if name == "env":  # `env -S '-i rm x'`: the split words continue env's own argv
-                text = "env " + text
-            facts.scripts[text] = facts.scripts.get(text, False) or words[i].dynamic
-        for i in a.code:
-            facts.deny.extend(_code_commands(words[i].value))
-            if name == "sed":  # `sed '1e rm x'`: the `e` command's text is a command
-                facts.deny.extend(t for m in _SED_E.finditer(words[i].value) for t in _variable_code(m[1], 0))
-        for v in values[1:]:  # `-o ProxyCommand=...`, `-c core.pager=...`, `-c '!cmd'`: code in a value
-            if ("=" in v or v[:1] in "+:!" or v.startswith("shell ")) and (m := _CODE_VALUE.match(v)):
-                facts.deny.extend(_variable_code(m[1] or m[2] or m[3], 0))
-            if name in _EDITORS:
-                for m in _EDITOR_WRITE.finditer(v):
-                    edited = Word(m[1], m[1], "$" in m[1], any(c in m[1] for c in "*?[{"))
-                    facts.writes.extend(_word_targets(edited, 0, bases))
-        if a.effects & GUARDING:
+        rest = (joined or " ".join(values[1:])) if name not in _EDITORS else "="
+        if "=" in rest or "!" in rest or "+" in rest or ":" in rest or "shell " in rest:
+            # (a value the loop acts on holds one of those, so the test above skips nothing it finds)
+            for v in values[1:]:  # `-o ProxyCommand=...`, `-c core.pager=...`, `-c '!cmd'`: code in a value
+                if ("=" in v or v[:1] in "+:!" or v.startswith("shell ")) and (m := _CODE_VALUE.match(v)):
+                    facts.deny.extend(_variable_code(m[1] or m[2] or m[3], 0))
+                if name in _EDITORS:
+                    for m in _EDITOR_WRITE.finditer(v):
+                        edited = Word(m[1], m[1], "$" in m[1], any(c in m[1] for c in "*?[{"))
+                        facts.writes.extend(_word_targets(edited, 0, bases))
+        if a.effects and not a.effects.isdisjoint(GUARDING):
             facts.exec = True
         if a.normal is not None:
-            facts.deny.append(" ".join(values[i] for i in a.normal))
-        facts.notes.extend(
-            f"`{' '.join(values[:2])}`: {note}" if not note.startswith("`") else note for note in a.notes
-        )
+            facts.deny.append(" ".join([values[i] for i in a.normal]))
+        if a.notes:
+            facts.notes.extend(
+                f"`{' '.join(values[:2])}`: {note}" if not note.startswith("`") else note for note in a.notes
+            )
         if name == "parallel":
             self.parallel(words, a, facts)
         for s, e in a.commands:
@@ -792,6 +845,7 @@ def _stdin_shell(values: Sequence[str], stages: Sequence[int]) -> bool:
 
 
 _STDIN_RUNNERS = frozenset({"at", "batch"})  # they queue the shell script on their stdin (at(1))
+_STDIN_NAMES = SHELLS | _STDIN_RUNNERS | _SOURCE  # the names `_stdin_shell` looks for
 
 
 def _runner_reads_stdin(args: Sequence[str]) -> bool:
@@ -1189,21 +1243,25 @@ _DATA_ONLY = frozenset(
     | {"cowsay", "figlet", "banner", "say", "espeak", "tput", "stty", "caller", "bind", "enable"}
 )
 _MAX_UNKNOWN_STAGES = 8
+# Programs whose operands `_unknown_program_texts` never reads as commands.
+_NOT_RUNNERS = _DATA_ONLY | SHELLS | frozenset(WRAPPERS) | _SOURCE
 
 
-def _unknown_program_texts(values: Sequence[str]) -> list[str]:
+def _unknown_program_texts(values: Sequence[str], joined: str | None = None) -> list[str]:
     """A program the knowledge does not know may run its operands (`nocache rm -rf x`, `uv run rm`,
     `hyperfine 'rm -rf x'`): for deny rules only, the argv from each later operand, and the string
     literals of operands that look like code (`Rscript -e 'system("rm x")'`)."""
-    name = basename(values[0])
-    if name in _DATA_ONLY or name in SHELLS or name in WRAPPERS or name in _SOURCE:
+    if basename(values[0]) in _NOT_RUNNERS:
         return []
     out: list[str] = []
+    joined = " ".join(values) if joined is None else joined
+    pos = len(values[0]) + 1  # where values[k + 1] starts in `joined`
     for k in range(1, min(len(values), _MAX_UNKNOWN_STAGES + 1)):
         v = values[k]
+        pos += len(v) + 1
         if not v or v[0] == "-" or ("=" in v and ASSIGNMENT.match(v)):
             continue
-        rest = " ".join(values[k + 1 :])
+        rest = joined[pos:]  # " ".join(values[k + 1 :])
         out.append(f"{v} {rest}" if rest else v)
         if "/" in v:  # `/opt/bin/rm -rf x` is also `rm -rf x`
             out.append(f"{basename(v)} {rest}" if rest else basename(v))
@@ -1218,26 +1276,46 @@ def _path_operands(words: Sequence[Word]) -> list[Word]:
     out: list[Word] = []
     for w in words:
         v = w.value
-        if v.startswith("-") and "=" in v:
+        if not v:
+            continue
+        if v[0] == "-":
+            if "=" not in v:
+                continue  # an option
             cut = v.index("=") + 1
             v = v[cut:]
             w = Word(v, _cut_raw(w.raw, cut), w.dynamic, w.globby)
-        if v and not v.startswith("-") and "://" not in v and (v[0] in "~./" or "/" in v):
+            if not v or v[0] == "-":
+                continue
+        if "://" not in v and (v[0] in "~./" or "/" in v):
             out.append(w)
             if len(out) >= 16:
                 break
     return out
 
 
-def _canonical(values: Sequence[str]) -> str:
+def _canonical(values: Sequence[str], joined: str | None = None) -> str:
     """The allow text: words joined by spaces, a word holding blanks, quotes or backslashes re-quoted.
 
     So the argv stays recoverable: `"git status"` (one word: a program named `git status`) reads
     `'git status'` and is not the command `git status`, and `echo "a b"` is not `echo a b`.
     Globs and other words are unchanged (`ls *.py` stays).
     """
-    text = " ".join(values)
-    if "" not in values and text.count(" ") == len(values) - 1 and not _ODD_BLANK.search(text):
+    text = " ".join(values) if joined is None else joined
+    if (
+        "" not in values
+        and text.count(" ") == len(values) - 1
+        and (
+            # printable ASCII has no blank but the space: only quotes and backslashes to look for
+            (
+                text.isascii()
+                and text.isprintable()
+                and "'" not in text
+                and '"' not in text
+                and "\\" not in text
+            )
+            or not _ODD_BLANK.search(text)
+        )
+    ):
         return text  # no word to re-quote (the common case): its only blanks are the separators
     return " ".join(shlex.quote(v) if (not v or _BLANK.search(v)) else v for v in values)
 

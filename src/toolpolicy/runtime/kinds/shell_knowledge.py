@@ -143,9 +143,11 @@ class Analysis(Record):
     named_reads: tuple[str, ...] = ()  # files a program text reads by name (sed `r FILE`)
     chdirs: tuple[tuple[int, int], ...] = ()  # (word index, characters to cut) of directories it works in
     prefixes: tuple[tuple[int, int], ...] = ()  # the same, of name prefixes of files it writes
+    quiet: bool = True  # no word is a file, script, code or command (the index fields above are empty)
 
 
 _EMPTY = Analysis()
+_KNOWN = Analysis(known=True)
 
 
 # --------------------------------------------------------------------------- building
@@ -308,13 +310,15 @@ def bundled_entries() -> dict[str, Any]:
 _OLD_STYLE = frozenset({"tar"})  # a first argument without `-` is a cluster of options
 
 
-def analyse(words: Sequence[str], table: Table) -> Analysis:
-    """What the program `words[0]` (a basename lookup) does with the rest of `words`."""
+def analyse(words: Sequence[str], table: Table, spec: Spec | None = None) -> Analysis:
+    """What the program `words[0]` (a basename lookup) does with the rest of `words`
+    (`spec`: `table.get` of that basename, when the caller has looked it up already)."""
     if not words:
         return _EMPTY
     head = words[0]
     name = head.rstrip("/").rsplit("/", 1)[-1] if "/" in head else head
-    spec = table.get(name)
+    if spec is None:
+        spec = table.get(name)
     if spec is None:
         return _EMPTY
     if name in _OLD_STYLE and len(words) > 1 and words[1][:1].isalpha():
@@ -325,63 +329,62 @@ def analyse(words: Sequence[str], table: Table) -> Analysis:
     return acc.result(kept if acc.dropped else None)
 
 
+# What `_Acc.found` holds: (field, item), the field an index into the lists of `Analysis`.
+_READS, _WRITES, _OPERAND_WRITES, _AT_READS, _SCRIPTS, _CODE, _COMMANDS, _NAMED_READS, _CHDIRS, _PREFIXES = (
+    range(10)
+)
+
+
 class _Acc:
-    __slots__ = (
-        "at_reads",
-        "chdirs",
-        "code",
-        "commands",
-        "dropped",
-        "effects",
-        "named_reads",
-        "notes",
-        "operand_writes",
-        "prefixes",
-        "reads",
-        "scripts",
-        "unknown_write",
-        "writes",
-    )
+    """What `_walk` finds: the word roles in one list, in order (most commands find none, so
+    one list to make, not ten), sorted into the fields of an `Analysis` at the end."""
+
+    __slots__ = ("dropped", "effects", "found", "notes", "unknown_write")
 
     def __init__(self) -> None:
-        self.reads: list[tuple[int, int]] = []
-        self.writes: list[tuple[int, int]] = []
-        self.operand_writes: list[tuple[int, int]] = []
-        self.at_reads: list[tuple[int, int]] = []
-        self.scripts: list[tuple[int, int]] = []
-        self.code: list[int] = []
-        self.commands: list[tuple[int, int]] = []
+        self.found: list[tuple[int, object]] = []
         self.effects: set[str] = set()
         self.notes: list[str] = []
         self.dropped = False
         self.unknown_write = False
-        self.named_reads: list[str] = []
-        self.chdirs: list[tuple[int, int]] = []
-        self.prefixes: list[tuple[int, int]] = []
 
     def result(self, normal: list[int] | None) -> Analysis:
+        if not (self.found or self.effects or self.notes or self.unknown_write) and normal is None:
+            return _KNOWN  # the program is known and its words are all data (the common case)
+        if self.found:
+            fields: dict[int, list[object]] = {}
+            for field, item in self.found:
+                fields.setdefault(field, []).append(item)
+            by = list(_NO_FINDINGS)
+            for field, items in fields.items():
+                by[field] = tuple(items)
+        else:
+            by = _NO_FINDINGS
         return _new_analysis(  # positional, as the fields are declared
             Analysis,
             (
-                tuple(self.reads) if self.reads else (),
-                tuple(self.writes) if self.writes else (),
-                tuple(self.operand_writes) if self.operand_writes else (),
-                tuple(self.at_reads) if self.at_reads else (),
-                tuple(self.scripts) if self.scripts else (),
-                tuple(self.code) if self.code else (),
-                tuple(self.commands) if self.commands else (),
+                by[_READS],
+                by[_WRITES],
+                by[_OPERAND_WRITES],
+                by[_AT_READS],
+                by[_SCRIPTS],
+                by[_CODE],
+                by[_COMMANDS],
                 frozenset(self.effects) if self.effects else _NO_EFFECTS,
                 tuple(dict.fromkeys(self.notes)) if self.notes else (),
                 tuple(normal) if normal is not None else None,
                 True,
                 self.unknown_write,
-                tuple(self.named_reads) if self.named_reads else (),
-                tuple(self.chdirs) if self.chdirs else (),
-                tuple(self.prefixes) if self.prefixes else (),
+                by[_NAMED_READS],
+                by[_CHDIRS],
+                by[_PREFIXES],
+                not self.found,
             ),
         )
 
 
+_NO_FINDINGS: list[tuple[object, ...]] = [()] * 10
+_NO_SKIPPED: set[str] = set()  # never added to: `_walk` makes a new set instead
 _new_analysis = tuple.__new__  # `Analysis(...)` without the namedtuple's Python-level `__new__`
 _NO_EFFECTS: frozenset[str] = frozenset()
 
@@ -396,71 +399,15 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
         if "write" in spec.effects or "delete" in spec.effects:
             acc.unknown_write = True
     operands: list[int] = []
-    skipped: set[str] = set()
+    skipped: set[str] = _NO_SKIPPED  # made a set when an option first skips a role
     become: str | None = None
     opts_done = False
     while i < n:
         w = words[i]
-        if not opts_done and w == "--":
-            opts_done = True
-            kept.append(i)
-            i += 1
-            continue
-        opt: Opt | None = None
-        value: int | None = None  # index of the value word
-        cut = 0  # characters of that word before the value
-        step = 1
-        if not opts_done and w in spec.words:
-            opt = spec.words[w]
-            if opt.role == "command" and opt.until:
-                j = i + 1
-                while j < n and words[j] not in opt.until:
-                    j += 1
-                _option(acc, opt, w, None, 0, words)
-                if j > i + 1:
-                    acc.commands.append((i + 1, j))
-                kept.extend(range(i, min(j + 1, n)))
-                i = j + 1
-                continue
-            if opt.takes == REQUIRED and i + 1 < n:
-                value, step = i + 1, 2
-        elif not opts_done and w.startswith("--") and len(w) > 2:
-            name, eq, _ = w[2:].partition("=")
-            opt = long_option(spec, name)
-            if opt is None:
-                if spec.unknown_exec:
-                    _effects(acc, {"exec"}, f"`{w}`", "an option this program may run a command with")
-            elif eq:
-                value, cut = i, 3 + len(name)
-            elif opt.takes == REQUIRED and i + 1 < n:
-                value, step = i + 1, 2
-        elif not opts_done and len(w) > 1 and w[0] == "-":
-            for j in range(1, len(w)):
-                o = spec.short.get(w[j])
-                if o is None:
-                    if spec.unknown_exec:
-                        _effects(acc, {"exec"}, f"`-{w[j]}`", "an option this program may run a command with")
-                    continue
-                if o.takes == NONE:
-                    if o.effects:
-                        _option(acc, o, "-" + w[j], None, 0, words)
-                    become = o.operands_become or become
-                    if o.instead_of:
-                        skipped.add(o.instead_of)
-                    continue
-                opt, w = o, "-" + w[j]  # `w` now labels the option in notes
-                if j + 1 < len(words[i]):
-                    value, cut = i, j + 1
-                elif o.takes == REQUIRED and i + 1 < n:
-                    value, step = i + 1, 2
-                break
-            if opt is None:
-                kept.append(i)
-                i += 1
-                continue
-        else:
+        if opts_done or not (w in spec.words or (len(w) > 1 and w[0] == "-")):
             # an operand
-            sub = (spec.subcommands.get(w) or spec.subcommands.get("*")) if spec.subcommands else None
+            subs = spec.subcommands
+            sub = (subs.built.get(w) or subs.get(w) or subs.get("*")) if subs.bodies else None
             if sub is not None and not operands:
                 if len(kept) > base:
                     acc.dropped = True  # global options before the subcommand: left out
@@ -474,7 +421,7 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
                 i += 1
                 continue
             if role == "command":
-                acc.commands.append((i, n))
+                acc.found.append((_COMMANDS, (i, n)))
                 acc.effects.add("exec")
                 kept.extend(range(i, n))
                 return
@@ -484,16 +431,76 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
                 opts_done = True
             i += 1
             continue
+        if w == "--":
+            opts_done = True
+            kept.append(i)
+            i += 1
+            continue
+        opt: Opt | None = None
+        value: int | None = None  # index of the value word
+        cut = 0  # characters of that word before the value
+        step = 1
+        if w in spec.words:
+            opt = spec.words[w]
+            if opt.role == "command" and opt.until:
+                j = i + 1
+                while j < n and words[j] not in opt.until:
+                    j += 1
+                _option(acc, opt, w, None, 0, words)
+                if j > i + 1:
+                    acc.found.append((_COMMANDS, (i + 1, j)))
+                kept.extend(range(i, min(j + 1, n)))
+                i = j + 1
+                continue
+            if opt.takes == REQUIRED and i + 1 < n:
+                value, step = i + 1, 2
+        elif w[1] == "-" and len(w) > 2:  # (`w` starts with `-` and has two characters or more)
+            name, eq, _ = w[2:].partition("=")
+            opt = long_option(spec, name)
+            if opt is None:
+                if spec.unknown_exec:
+                    _effects(acc, {"exec"}, f"`{w}`", "an option this program may run a command with")
+            elif eq:
+                value, cut = i, 3 + len(name)
+            elif opt.takes == REQUIRED and i + 1 < n:
+                value, step = i + 1, 2
+        else:
+            for j in range(1, len(w)):
+                o = spec.short.get(w[j])
+                if o is None:
+                    if spec.unknown_exec:
+                        _effects(acc, {"exec"}, f"`-{w[j]}`", "an option this program may run a command with")
+                    continue
+                if o.takes == NONE:
+                    if o.effects:
+                        _option(acc, o, "-" + w[j], None, 0, words)
+                    become = o.operands_become or become
+                    if o.instead_of:
+                        skipped = {*skipped, o.instead_of}
+                    continue
+                opt, w = o, "-" + w[j]  # `w` now labels the option in notes
+                if j + 1 < len(words[i]):
+                    value, cut = i, j + 1
+                elif o.takes == REQUIRED and i + 1 < n:
+                    value, step = i + 1, 2
+                break
+            if opt is None:
+                kept.append(i)
+                i += 1
+                continue
         # an option (opt may be None: an unknown one)
         if opt is not None:
             if opt.takes == NONE:
-                _option(acc, opt, w, None, 0, words)
-            else:
+                value = None
+            if opt.effects or (value is not None and opt.role != "data"):  # else `_option` adds nothing
                 _option(acc, opt, w, value, cut, words)
             become = opt.operands_become or become
             if opt.instead_of:
-                skipped.add(opt.instead_of)
-        kept.extend(range(i, min(i + step, n)))
+                skipped = {*skipped, opt.instead_of}
+        if step == 1:
+            kept.append(i)
+        else:
+            kept.extend(range(i, min(i + step, n)))
         i += step
     _operands(words, spec, operands, skipped, become, acc)
     return None
@@ -517,6 +524,8 @@ def _operand_role(spec: Spec, k: int, skipped: set[str]) -> str:
 def _operands(
     words: Sequence[str], spec: Spec, operands: list[int], skipped: set[str], become: str | None, acc: _Acc
 ) -> None:
+    if not operands:
+        return
     roles = [r for r in spec.operands if r not in skipped] if skipped else spec.operands
     rep = spec.repeat
     if skipped and rep >= 0 and spec.operands[rep] in skipped:
@@ -545,12 +554,12 @@ def _operands(
             continue
         if role == "read" and become:
             role = become
-            acc.writes.append((idx, 0))  # an option made it a write (`sed -i`): not by nature
+            acc.found.append((_WRITES, (idx, 0)))  # an option made it a write (`sed -i`): not by nature
             continue
         if spec.operand_effects and w in spec.operand_effects:
             _effects(acc, spec.operand_effects[w], f"`{spec.name} {w}`", "")
         if role == "write":
-            acc.operand_writes.append((idx, 0))
+            acc.found.append((_OPERAND_WRITES, (idx, 0)))
             continue
         if role == "output":
             _value(acc, "write", idx, 0, f"`{spec.name}`", "its output", w)
@@ -569,37 +578,37 @@ def _value(acc: _Acc, role: str, idx: int, cut: int, label: str, note: str, text
     if role == "data":
         return  # the common case: text the program only looks at
     if role == "read":
-        acc.reads.append((idx, cut))
+        acc.found.append((_READS, (idx, cut)))
     elif role == "write":
-        acc.writes.append((idx, cut))
+        acc.found.append((_WRITES, (idx, cut)))
         if label:
             acc.notes.append(f"{label} writes a file" + (f" ({note})" if note else ""))
     elif role == "script":
-        acc.scripts.append((idx, cut))
+        acc.found.append((_SCRIPTS, (idx, cut)))
         acc.effects.add("exec")
         if label:
             acc.notes.append(f"{label} runs shell code")
     elif role == "code":
-        acc.code.append(idx)
+        acc.found.append((_CODE, idx))
         acc.effects.add("exec")
         if label:
             acc.notes.append(f"{label} runs code")
     elif role == "command":
-        acc.commands.append((idx, idx + 1))
+        acc.found.append((_COMMANDS, (idx, idx + 1)))
         acc.effects.add("exec")
         if label:
             acc.notes.append(f"{label} runs a command")
     elif role == "at-read":
-        acc.at_reads.append((idx, cut))
+        acc.found.append((_AT_READS, (idx, cut)))
     elif role == "directory":
-        acc.chdirs.append((idx, cut))
+        acc.found.append((_CHDIRS, (idx, cut)))
     elif role == "prefix":  # the name as given, as an option's or an operand's write, and PREFIX*
-        acc.prefixes.append((idx, cut))
+        acc.found.append((_PREFIXES, (idx, cut)))
         if label:
-            acc.writes.append((idx, cut))
+            acc.found.append((_WRITES, (idx, cut)))
             acc.notes.append(f"{label} writes files whose names start with its value")
         else:
-            acc.operand_writes.append((idx, cut))
+            acc.found.append((_OPERAND_WRITES, (idx, cut)))
     elif role in ("sed", "awk"):
         _program(acc, role, idx, text)
 
@@ -625,14 +634,14 @@ def _program(acc: _Acc, role: str, idx: int, text: str) -> None:
         for m in _SED_READ.finditer(text):
             name = m.group(1).strip()
             if name and name not in ("/dev/stdin", "-"):
-                acc.named_reads.append(name)
+                acc.found.append((_NAMED_READS, name))
                 acc.notes.append(f"the sed script reads `{name}`")
     effects, why = program_effects(role, text)
     if effects:
         acc.effects.update(effects)
         acc.notes.append(why)
         if "exec" in effects:
-            acc.code.append(idx)
+            acc.found.append((_CODE, idx))
         else:
             acc.unknown_write = True
 

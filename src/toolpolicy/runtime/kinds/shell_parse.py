@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 
 from ...vocabulary.lazy_regex import lazy_compile
 from ...vocabulary.records import Record
@@ -164,6 +165,8 @@ def parse_script(text: str, depth: int = 0) -> list[Command]:
     if _paren_depth(text) > _MAX_PARENS:
         raise Unparseable(f"parentheses nest deeper than {_MAX_PARENS} levels")
     plain = _plain_command(text)
+    if plain is None and ("&&" in text or "||" in text or "|" in text or ";" in text):
+        plain = _plain_chain(text)
     if plain is not None:
         return plain
     tree = _parse(text)
@@ -177,10 +180,34 @@ def parse_script(text: str, depth: int = 0) -> list[Command]:
 
 
 def _parse(text: str) -> Any:
-    tree = (_PARSER[0] if _PARSER else parser()).parse(text.encode("utf-8"))
+    data = text.encode("utf-8")
+    ts = _PARSER[0] if _PARSER else parser()
+    if len(data) <= _WATCHED_BYTES:
+        tree = ts.parse(data)
+    else:  # a long text is parsed under a watch: at most PARSE_SECONDS, or it is not parsed
+        deadline = time.perf_counter() + PARSE_SECONDS
+
+        def stop(_offset: int, has_error: bool) -> bool:
+            return has_error or time.perf_counter() > deadline
+
+        try:
+            tree = ts.parse(lambda offset, _point: data[offset : offset + 65536], progress_callback=stop)
+        except ValueError:  # cancelled; the next parse must start afresh, not resume this one
+            ts.reset()
+            raise Unparseable("cannot parse: a syntax error, or too costly to parse") from None
     if tree.root_node.has_error:
         raise Unparseable(f"cannot parse: {_error_reason(tree.root_node, text)}")
     return tree
+
+
+# tree-sitter's error recovery is superlinear on some erroneous texts (`a ||||...`: 0.3 s at
+# 10,000 characters, before it reports the error), so a text longer than _WATCHED_BYTES is parsed
+# with a progress callback that cancels at a reported error or after PARSE_SECONDS (valid commands
+# of 10,000 characters parse in 2-25 ms here); a cancelled text is unparseable, which fails closed
+# (its view is opaque: deny texts only, never allowed). Wall time, so under extreme load a long
+# valid command could be cancelled too: it then asks, never allows.
+_WATCHED_BYTES = 512
+PARSE_SECONDS = 0.1
 
 
 def _error_reason(root: Node, text: str) -> str:
@@ -207,21 +234,28 @@ def _first_error(node: Node) -> Node | None:
 
 # A text made only of words of these characters, quoted strings that expand nothing and spaces:
 # one simple command, no operator, redirection, expansion, glob, comment or line continuation.
-_PLAIN_TEXT = lazy_compile(r"""(?:[A-Za-z0-9_./=:,+@%^ -]|'[^']*'|"[^"$`\\!]*")*""")
+# (unrolled: runs of plain characters between quoted strings, possessive; the same texts as
+# `(?:[...]|'[^']*'|"[^"$`\\!]*")*`, matched ~4x faster)
+_PLAIN_TEXT = lazy_compile(
+    r"""[A-Za-z0-9_./=:,+@%^ -]*+(?:(?:'[^']*+'|"[^"$`\\!]*+")[A-Za-z0-9_./=:,+@%^ -]*+)*+"""
+)
 _PLAIN_TOKEN = lazy_compile(r"""(?:[A-Za-z0-9_./=:,+@%^-]|'[^']*'|"[^"$`\\!]*")+""")
 _ASSIGN_TOKEN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 # tree-sitter rejects `a%x`, `a@x`, `x=1 a:b` and some words after a command word `-...`
-_COMMAND_WORD = lazy_compile(
-    r"""(?:[A-Za-z0-9_./+]|'[^']*'|"[^"$`\\!]*")(?:[A-Za-z0-9_./+-]|'[^']*'|"[^"$`\\!]*")*"""
-)
 _DIGIT_ASSIGN = lazy_compile(r"[0-9][A-Za-z0-9_]*\+?=")
 # Words bash reads as syntax at the start of a command (and `in`, `do`... after `for`/`case`).
 _RESERVED = frozenset(
     {"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do"}
     | {"done", "in", "function", "time", "coproc", "{", "}", "!", "[[", "]]"}
 )
-_RESERVED_START = lazy_compile(
+_RESERVED_WORD = (
     "(?:" + "|".join(re.escape(w) for w in sorted(_RESERVED, key=len, reverse=True)) + r")(?![A-Za-z0-9_])"
+)
+# A command word tree-sitter reads as one: not a reserved word (`_RESERVED_WORD`, as a lookahead),
+# then plain characters and quoted strings (unrolled and possessive, like `_PLAIN_TEXT`).
+_COMMAND_WORD = lazy_compile(
+    "(?!" + _RESERVED_WORD + ")"
+    r"""(?:[A-Za-z0-9_./+]|'[^']*+'|"[^"$`\\!]*+")[A-Za-z0-9_./+-]*+(?:(?:'[^']*+'|"[^"$`\\!]*+")[A-Za-z0-9_./+-]*+)*+"""
 )
 
 
@@ -239,27 +273,69 @@ def _plain_command(text: str) -> list[Command] | None:
         return None
     quoted = "'" in text or '"' in text
     tokens = _PLAIN_TOKEN.findall(text) if quoted else text.split()  # no quotes: only spaces separate
-    for t in tokens:
-        if t[0] in _DIGIT_OR_EQ and (t[0] == "=" or _DIGIT_ASSIGN.match(t)):
-            return (
-                None  # tree-sitter reads `1a=b` as an assignment, drops `==`, and may drop a word before them
-            )
     k = 0
-    while k < len(tokens) and "=" in tokens[k] and _ASSIGN_TOKEN.match(tokens[k]):
-        k += 1
-    if k == len(tokens) or not _COMMAND_WORD.fullmatch(tokens[k]) or _RESERVED_START.match(tokens[k]):
+    if "=" in text:  # (both tests below need a `=` in a token)
+        for t in tokens:
+            if t[0] in _DIGIT_OR_EQ and (t[0] == "=" or _DIGIT_ASSIGN.match(t)):
+                return None  # tree-sitter reads `1a=b` as an assignment, drops `==`, and may drop a word before them
+        while k < len(tokens) and "=" in tokens[k] and _ASSIGN_TOKEN.match(tokens[k]):
+            k += 1
+    if k == len(tokens) or not _COMMAND_WORD.fullmatch(tokens[k]):
         return None  # tree-sitter reads some `x=y` words (`--x=y`) as assignments, `function%x` as a keyword
-    if quoted:
+    if quoted:  # quote removal is only dropping the quotes (no `$`, backslash or glob character)
         words = tuple(
-            scan_word(t)[0] if "'" in t or '"' in t else _word(Word, (t, t, False, False)) for t in tokens
+            [
+                _word(Word, (_UNQUOTE.sub(r"\1\2", t) if "'" in t or '"' in t else t, t, False, False))
+                for t in tokens
+            ]
         )
     else:
         words = tuple([_word(Word, (t, t, False, False)) for t in tokens])
-    return [Command(text.strip(" "), words[:k], words[k:], (), (), ())]
+    return [_new(Command, (text.strip(" "), words[:k], words[k:], (), (), ()))]
 
 
 _DIGIT_OR_EQ = frozenset("0123456789=")
+_UNQUOTE = lazy_compile(r"'([^']*)'|\"([^\"]*)\"")  # a plain token's quoted parts, quotes dropped
 _word = tuple.__new__  # `Word(v, r, d, g)` without the namedtuple's Python-level `__new__`
+_new = tuple.__new__  # the same for `Command`
+
+
+# A text of plain commands joined by `&&`, `||`, `|` and `;`, and the first command and operator of it.
+# Possessive (`*+`): a run of `|` splits into `||` and `|` many ways, and a backtracking search of
+# them all is exponential in the run's length; the first reading fits whenever any does.
+# (Both unrolled like `_PLAIN_TEXT`: runs of plain characters between the other items.)
+_CHAIN_TEXT = lazy_compile(
+    r"""[A-Za-z0-9_./=:,+@%^ -]*+(?:(?:'[^']*+'|"[^"$`\\!]*+"|&&|\|\||[|;])[A-Za-z0-9_./=:,+@%^ -]*+)*+"""
+)
+_CHAIN_PART = lazy_compile(
+    r"""([A-Za-z0-9_./=:,+@%^ -]*+(?:(?:'[^']*+'|"[^"$`\\!]*+")[A-Za-z0-9_./=:,+@%^ -]*+)*+)(?:&&|\|\||[|;])"""
+)
+
+
+def _plain_chain(text: str) -> list[Command] | None:
+    """The simple commands of plain commands joined by `&&`, `||`, `|` or `;` (`git add . && git
+    commit -m x`), without tree-sitter; None if any part is not a plain command (`_plain_command`).
+
+    Lists and pipelines are containers to the walk: it gives each command in source order, its
+    `raw` the command's own span, exactly as `_plain_command` gives it for the part alone
+    (`tests/test_shell_plain_chains.py` checks it against the walk). An empty part (`a;`, `a && && b`,
+    `a;;b`) declines, so tree-sitter's reading (an error, or `;;`) stands.
+    """
+    if not _CHAIN_TEXT.fullmatch(text):
+        return None
+    out: list[Command] = []
+    pos = 0
+    while (m := _CHAIN_PART.match(text, pos)) is not None:
+        part = _plain_command(m.group(1))
+        if part is None:
+            return None
+        out.extend(part)
+        pos = m.end()
+    last = _plain_command(text[pos:])
+    if last is None or not out:
+        return None
+    out.extend(last)
+    return out
 
 
 def _paren_depth(text: str) -> int:
@@ -555,7 +631,7 @@ class _Walker:
             node,
             tuple(assigns),
             tuple(words),
-            redirs.plus(tuple(writes), tuple(reads)),
+            redirs.plus(tuple(writes), tuple(reads)) if writes or reads else redirs,
             tuple(own_stdin),
         )
 
@@ -567,7 +643,7 @@ class _Walker:
         redirs: _Redirs,
         stdin: tuple[StdinText, ...],
     ) -> None:
-        self.out.append(Command(self.src(node), assigns, words, redirs.writes, stdin, redirs.reads))
+        self.out.append(_new(Command, (self.src(node), assigns, words, redirs.writes, stdin, redirs.reads)))
 
     # -- redirections ------------------------------------------------------------------------------
     def redirect(
@@ -624,7 +700,10 @@ class _Walker:
     # -- words -----------------------------------------------------------------------------------
     def word(self, node: Node, depth: int) -> Word:
         """The word's value; also walks the commands its expansions and process substitutions run."""
-        raw = self.src(node)
+        if self.ascii:
+            raw = self.text[node.start_byte : node.end_byte]
+        else:
+            raw = self.data[node.start_byte : node.end_byte].decode("utf-8")
         word, scripts = scan_word(raw)
         if scripts:
             self.nested(scripts, depth + 1)

@@ -207,6 +207,7 @@ def _scripts_of(expansion: str) -> list[str]:
 
 
 _PLAIN_WORD = lazy_compile(r"[^\\'\"$`*?\[{]*")
+_new = tuple.__new__  # `Word(...)` without the namedtuple's Python-level `__new__`
 
 
 def word_value(raw: str, opaque: dict[int, int] | None = None) -> Word:
@@ -219,7 +220,7 @@ def scan_word(raw: str, opaque: dict[int, int] | None = None) -> tuple[Word, lis
     those inside `${...}` and arithmetic), with bash's quoting: single quotes hide, double
     quotes do not."""
     if not opaque and _PLAIN_WORD.fullmatch(raw):
-        return Word(raw, raw, False, False), []  # nothing to remove, expand or glob: the common case
+        return _new(Word, (raw, raw, False, False)), []  # nothing to remove, expand or glob: the common case
     opaque = opaque or {}
     out: list[str] = []
     scripts: list[str] = []
