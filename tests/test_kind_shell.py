@@ -809,3 +809,15 @@ def test_a_long_text_the_parser_gives_up_on_is_opaque_and_the_next_parse_starts_
     after = view("git status && ls -la " + "x " * 300).units
     assert [u.allow_texts[0] for u in after] == ["git status", "ls -la " + " ".join(["x"] * 300)]
     assert not any(u.opaque for u in after)
+
+
+@pytest.mark.parametrize(
+    "text", ["x | -|ls\nrm -rf / && y", "a | -|ls\nrm -rf /", "ls | -q | -|cat\nrm -rf /"]
+)
+def test_a_command_tree_sitter_runs_across_a_newline_is_unparseable_and_its_parts_still_denied(
+    text: str,
+) -> None:
+    # tree-sitter-bash read `rm` as an argument of `ls` here; bash ends the command at the newline
+    units = view(text).units
+    assert all(not u.allow_texts for u in units) and any(u.opaque for u in units)
+    assert any(t.startswith("rm -rf /") for u in units for t in u.deny_texts), units
