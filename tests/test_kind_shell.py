@@ -809,3 +809,16 @@ def test_a_long_text_the_parser_gives_up_on_is_opaque_and_the_next_parse_starts_
     after = view("git status && ls -la " + "x " * 300).units
     assert [u.allow_texts[0] for u in after] == ["git status", "ls -la " + " ".join(["x"] * 300)]
     assert not any(u.opaque for u in after)
+
+
+@pytest.mark.parametrize(
+    "text", ["x | -|ls\nrm -rf / && y", "a | -|ls\nrm -rf /", "ls | -q | -|cat\nrm -rf /"]
+)
+def test_a_newline_ends_a_command_whatever_tree_sitter_reads(text: str) -> None:
+    # tree-sitter-bash read `rm` as an argument of `ls` in the first; bash ends the command at
+    # the newline: such a reading is unparseable, and `rm -rf /` stays a deny text in every case
+    units = view(text).units
+    assert any(t.startswith("rm -rf /") for u in units for t in u.deny_texts), units
+    assert not any("\n" in t for u in units for t in u.allow_texts), units
+    if text.startswith("x"):
+        assert any(u.opaque for u in units) and not any(u.allow_texts for u in units)

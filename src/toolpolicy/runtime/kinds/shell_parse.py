@@ -679,6 +679,8 @@ class _Walker:
         writes: list[str] = []
         reads: list[str] = []
         own_stdin = list(stdin)
+        if b"\n" in self.data[node.start_byte : node.end_byte]:
+            self.one_line(node)
         last_end = -1  # where the last word ended: a word starting there is the same bash word
         for child in node.children:
             kind = child.type
@@ -719,6 +721,18 @@ class _Walker:
             redirs.plus(tuple(writes), tuple(reads)) if writes or reads else redirs,
             tuple(own_stdin),
         )
+
+    def one_line(self, node: Node) -> None:
+        """An unquoted newline ends a simple command in bash; tree-sitter sometimes reads the word
+        after one as an argument (`x | -|ls` + newline + `rm`: `rm` as `ls`'s argument). A newline
+        between two parts of one command is not a reading bash shares: unparseable (fail closed)."""
+        end = -1
+        for child in node.children:
+            if child.type in ("heredoc_redirect", "heredoc_body"):
+                return  # a here-document's lines follow its operator: they are its body
+            if end >= 0 and b"\n" in self.data[end : child.start_byte]:
+                raise Unparseable("a newline inside one command")
+            end = child.end_byte
 
     def add(
         self,
