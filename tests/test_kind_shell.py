@@ -11,12 +11,14 @@ from __future__ import annotations
 import functools
 import shlex
 import time
+from pathlib import Path
 
 import pytest
 import re2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolpolicy import Engine, load_policy
 from toolpolicy.runtime.kinds import ArgView, CompiledPattern, Unit
 from toolpolicy.runtime.kinds.glob import to_regex
 from toolpolicy.runtime.kinds.shell import MAX_COMMAND_CHARS, MAX_DEPTH, compile_spec, view
@@ -822,3 +824,26 @@ def test_a_newline_ends_a_command_whatever_tree_sitter_reads(text: str) -> None:
     assert not any("\n" in t for u in units for t in u.allow_texts), units
     if text.startswith("x"):
         assert any(u.opaque for u in units) and not any(u.allow_texts for u in units)
+
+
+def test_git_restore_writes_the_files_it_names() -> None:
+    # git-restore(1): restores the named working-tree paths from a commit (`--source`)
+    assert view("git restore --source=HEAD~1 .claude/settings.json").units[0].writes == (
+        "\x05.claude/settings.json",
+    )
+    assert view("git restore -s main -- a.txt b.txt").units[0].writes == ("\x05a.txt", "\x05b.txt")
+    assert view("git status").units[0].writes == ()
+
+
+def test_yolo_asks_for_a_git_restore_of_a_protected_file(tmp_path: Path) -> None:
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / "p.yaml").write_text("version: 1\nprofile: claude-code\ndefault: ask\n")
+    engine = Engine(load_policy(str(tmp_path / "p.yaml")), hooks=False, mode="yolo")
+    ctx = {"cwd": str(tmp_path)}
+    assert (
+        engine.decide(
+            "Bash", {"command": "git restore --source=evil .claude/settings.json"}, context=ctx
+        ).decision
+        == "ask"
+    )
+    assert engine.decide("Bash", {"command": "git restore src/app.py"}, context=ctx).decision == "allow"
