@@ -440,7 +440,7 @@ class Engine:
         return run
 
     def _shell_readings(self, call: PreparedCall, env: Mapping[str, Any]) -> tuple[str, ...]:
-        """What a shell call's `when` also reads (`when_table.shell_readings`)."""
+        """What a shell call's `when` also reads (`views.shell_readings`)."""
         if call.kind != "shell" or call.spec_arg is None:
             return ()
         args = env.get("args")

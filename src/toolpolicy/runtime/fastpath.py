@@ -250,13 +250,7 @@ def _unit_hits(pset: PatternSet, view: ArgView, unit: Unit) -> Any:
             hits = pset.confirmed(text, hits, unit.allow_texts, unit.deny_texts + view.whole)
     else:
         hits = pset.match(unit.allow_texts, unit.deny_texts + view.whole, text)
-    if not hits:
-        hits = ()  # not None: that is a miss of the memo
-    kept: Any = view.memo.get("hits")
-    if kept is None or len(kept) >= _HITS_PER_VIEW:
-        kept = view.memo["hits"] = {}
-    kept[pset.token] = hits
-    return hits
+    return _keep(view, "hits", pset, hits or ())  # (), not None: None is a miss of the memo
 
 
 def _view_hits(pset: PatternSet, view: ArgView) -> tuple[Any, tuple[Any, ...]]:
@@ -277,10 +271,17 @@ def _view_hits(pset: PatternSet, view: ArgView) -> tuple[Any, tuple[Any, ...]]:
             for u, text in zip(units, texts)
         ),
     )
+    return _keep(view, "hits*", pset, found)  # type: ignore[no-any-return]
+
+
+def _keep(view: ArgView, key: str, pset: PatternSet, value: Any) -> Any:
+    """`value` kept on the view under `key` for this set (its `token`: a bare object, so the view
+    does not keep the set alive), for at most _HITS_PER_VIEW sets; returns `value`."""
+    kept: Any = view.memo.get(key)
     if kept is None or len(kept) >= _HITS_PER_VIEW:
-        kept = view.memo["hits*"] = {}
-    kept[pset.token] = found
-    return found
+        kept = view.memo[key] = {}
+    kept[pset.token] = value
+    return value
 
 
 _HITS_PER_VIEW = 4  # pattern sets whose ids a view keeps (a few tools, a policy reloaded)
@@ -528,9 +529,7 @@ def _best_other(plan: ToolPlan, args: dict[str, Any], allow_ok: bool, when: _Whe
                 hits = direct(text) or ()
             else:
                 hits = pset.match(unit.allow_texts, unit.deny_texts, text) or ()  # type: ignore[arg-type]
-            if kept is None or len(kept) >= _HITS_PER_VIEW:
-                kept = view.memo["hits-plain"] = {}
-            kept[pset.token] = hits
+            _keep(view, "hits-plain", pset, hits)
         for h in hits:
             p = entries[h].rule
             if need[p] != 1:

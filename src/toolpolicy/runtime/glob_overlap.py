@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import functools
 from collections import deque
+from re import _constants as _RE  # type: ignore[attr-defined]  # the parser's node kinds
+from re import _parser  # type: ignore[attr-defined]  # Python's own regex parser (3.11+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -79,8 +81,6 @@ class _Nfa:
 
 @functools.lru_cache(maxsize=4096)
 def _rule_nfa(regex: str) -> _Nfa:
-    from re import _parser  # type: ignore[attr-defined]
-
     try:
         tree = _parser.parse(regex)
     except Exception as exc:  # RE2 syntax Python does not read: not modelled
@@ -90,16 +90,6 @@ def _rule_nfa(regex: str) -> _Nfa:
     return nfa
 
 
-class _Constants:
-    """`re._constants`, imported on first use (only a glob target ever needs it)."""
-
-    def __getattr__(self, name: str) -> Any:
-        from re import _constants  # type: ignore[attr-defined]
-
-        return getattr(_constants, name)
-
-
-_RE: Any = _Constants()
 _MAX_REPEAT_UNROLL = 64
 
 

@@ -27,6 +27,7 @@ from .rules import MAX_WRITE_CHECKS, PreparedCall, RuleVerdict, combine, prepare
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
     from .engine import Engine
@@ -206,19 +207,14 @@ def glob_forms(target: str, cwd: str, home: str) -> list[str]:
     """The absolute bash globs (backslash escapes) a pattern target stands for: braces expanded,
     `~` and `$HOME` as the home directory, an unknown expansion tried as `expand` tries it."""
     out: list[str] = []
-    home_mark, unknown = shell_words.HOME, shell_words.UNKNOWN
-    for form in shell_words.expand_braces(target[1:], _MAX_PATHS):
-        form = form.replace(home_mark, _escape(home))
-        if form.startswith("~"):  # `~user/...`
-            head, sep, rest = form.partition("/")
-            user_home = os.path.expanduser(_unescape(head))
-            form = _escape(user_home) + sep + rest if not user_home.startswith("~") else form
+    unknown = shell_words.UNKNOWN
+    for form in _forms(target, home):
         if unknown in form:  # the expansion as any text (`$X/x` may be absolute or relative)
             kept = "/" + form if form.startswith(unknown) else form
             if not kept.startswith("/"):
                 kept = _escape(cwd.rstrip("/")) + "/" + kept
             out.append(_lexical_glob(kept))
-        for fill in (_escape(home), _escape(cwd), "", "/") if unknown in form else ("",):
+        for fill in _fills(form, cwd, home):
             candidate = form.replace(unknown, fill)
             if not _GLOB.search(candidate):
                 continue  # a plain path: `expand` gave it and it was decided
@@ -314,22 +310,31 @@ def expand(target: str, cwd: str, home: str) -> tuple[list[str], bool]:
     if not target.startswith(PATTERN):
         return [target], True
     out: list[str] = []
-    home_mark, unknown = shell_words.HOME, shell_words.UNKNOWN
-    for form in shell_words.expand_braces(target[1:], _MAX_PATHS):
-        form = form.replace(home_mark, _escape(home))
-        if form.startswith("~"):  # `~user/...`
-            head, sep, rest = form.partition("/")
-            user_home = os.path.expanduser(_unescape(head))
-            form = _escape(user_home) + sep + rest if not user_home.startswith("~") else form
-        fills = (_escape(home), _escape(cwd), "", "/") if unknown in form else ("",)
-        for fill in fills:
-            candidate = form.replace(unknown, fill)
+    for form in _forms(target, home):
+        for fill in _fills(form, cwd, home):
+            candidate = form.replace(shell_words.UNKNOWN, fill)
             out.append(_unescape(candidate))
             if _GLOB.search(candidate):
                 out.extend(_glob(candidate, cwd))
         if len(out) >= _MAX_PATHS:
             break
     return list(dict.fromkeys(p for p in out if p))[:_MAX_PATHS], False
+
+
+def _forms(target: str, home: str) -> Iterator[str]:
+    """Each brace form of a pattern target (escaped), with `~`, `$HOME` and `~user` put in."""
+    for form in shell_words.expand_braces(target[1:], _MAX_PATHS):
+        form = form.replace(shell_words.HOME, _escape(home))
+        if form.startswith("~"):  # `~user/...`
+            head, sep, rest = form.partition("/")
+            user_home = os.path.expanduser(_unescape(head))
+            form = _escape(user_home) + sep + rest if not user_home.startswith("~") else form
+        yield form
+
+
+def _fills(form: str, cwd: str, home: str) -> tuple[str, ...]:
+    """What an unknown expansion in `form` is tried as: the home, the cwd, nothing and `/`."""
+    return (_escape(home), _escape(cwd), "", "/") if shell_words.UNKNOWN in form else ("",)
 
 
 def _glob(pattern: str, cwd: str) -> list[str]:
