@@ -443,15 +443,9 @@ class _When:
         allow = self.plan.rules[p].decision == "allow"
         if not readings or ok is not allow:
             return ok
-        if self.env is None:
-            self.env = {
-                "tool": self.plan.raw,
-                "args": normalise_args(self.args, self.plan.spec.aliases),
-                "context": dict(self.context or {}),
-            }
         table: Any = self.table
         other, err = table.on_readings(
-            self.plan.rules[p].index, self.env, self.plan.spec.arg, readings, allow
+            self.plan.rules[p].index, self._env(), self.plan.spec.arg, readings, allow
         )
         return None if err is not None else other
 
@@ -470,14 +464,18 @@ class _When:
                 known = table.memo.get((index, value))
                 if known is not None:
                     return known
+        ok, err = table.holds(index, self._env())
+        return None if err is not None else ok
+
+    def _env(self) -> dict[str, Any]:
+        """What a condition sees (`rules.when_env`), built once per call."""
         if self.env is None:
             self.env = {
                 "tool": self.plan.raw,
                 "args": normalise_args(self.args, self.plan.spec.aliases),
                 "context": dict(self.context or {}),
             }
-        ok, err = table.holds(index, self.env)
-        return None if err is not None else ok
+        return self.env
 
 
 def _best_hit(plan: ToolPlan, hits: list[int], allow_ok: bool, exec_capable: bool, when: _When | None) -> int:
