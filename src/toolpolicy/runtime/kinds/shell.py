@@ -73,13 +73,14 @@ whatever they run, as in Claude Code.
 from __future__ import annotations
 
 import functools
+import operator
 import re
 import shlex
 from collections.abc import Iterable, Sequence
 
 from ...vocabulary.lazy_regex import lazy_compile
 from . import ArgView, CompiledPattern, Unit
-from .shell_knowledge import GUARDING, Analysis, Spec, Table, analyse, bundled
+from .shell_knowledge import ALL_DATA, GUARDING, Analysis, Spec, Table, analyse, bundled
 from .shell_parse import (
     MAX_DEPTH,
     NON_FILES,
@@ -269,7 +270,9 @@ def _long_view(text: str) -> ArgView:
 def _view_uncached(raw: str, digest: str = "bundled") -> ArgView:
     text = _clean(raw)
     try:
-        walk = _Walk(_table(digest))
+        walk = _WALKS.get(digest)
+        if walk is None or walk.table is not _TABLES.get(digest):  # (a new table under a digest: rebuilt)
+            walk = _walk_for(digest)
         units = walk.script(text, 0, taint=False, bases=_NO_BASES)
     except Unparseable as exc:
         return _opaque_view(text, str(exc), digest)
@@ -281,6 +284,17 @@ def _view_uncached(raw: str, digest: str = "bundled") -> ArgView:
         units = [Unit(allow_texts=("",), deny_texts=(text,))]
     return ArgView(tuple(dict.fromkeys(units)) if len(units) > 1 else (units[0],), (text,))
 
+
+def _walk_for(digest: str) -> _Walk:
+    """The walk with `digest`'s table, kept per digest (a `_Walk` holds nothing but its table)."""
+    walk = _Walk(_table(digest))
+    if len(_WALKS) > 64:
+        _WALKS.clear()
+    _WALKS[digest] = walk
+    return walk
+
+
+_WALKS: dict[str, _Walk] = {}
 
 # A memo like `re`'s cache: views are immutable and shared; long commands are not kept.
 MEMO_SIZE, MEMO_CHARS = 16384, 2048
@@ -442,16 +456,26 @@ class _Facts:
         self.stdin_code = False  # the program runs what reaches its stdin (`xargs sh -c '{}'`)
 
 
+_NO_FACTS = _Facts()  # shared by the units that find nothing (never written to)
+_VALUE = operator.itemgetter(0)  # `Word.value`
+_MISSING = object()
+
+
 class _Walk:
     """The walk of one command text, with the policy's command knowledge."""
 
-    __slots__ = ("table",)
+    __slots__ = ("specs", "table")
 
     def __init__(self, table: Table) -> None:
         self.table = table
+        self.specs = table.specs  # name -> Spec or None, as far as `table.get` has built them
 
     def script(self, text: str, depth: int, *, taint: bool, bases: tuple[str, ...]) -> list[Unit]:
         commands = parse_script(text, depth)
+        if len(commands) == 1:  # the common case: one command, so no links, `cd` or consumer to follow
+            units, stdin_code, _, _ = self.command(commands[0], depth, taint, bases)
+            if not stdin_code:
+                return units
         units: list[Unit] = []
         stdin = False
         consumers: list[int] = []  # commands that run the code reaching their standard input
@@ -502,17 +526,16 @@ class _Walk:
         # Every step below is guarded by a cheap test of what it needs (a wrapper, a shell, an
         # assignment, a glob...), so a plain `git status` pays only for what applies to it. The
         # words' values, their joined text and the program's basename are computed once here.
-        words = cmd.words
-        assigns = cmd.assigns
-        redir_writes = _targets(cmd.writes, bases) if cmd.writes else ()
-        redir_reads = _targets(cmd.reads, bases) if cmd.reads else ()
+        raw, assigns, words, writes, stdin, reads = cmd
+        redir_writes = _targets(writes, bases) if writes else ()
+        redir_reads = _targets(reads, bases) if reads else ()
         if not words:  # only assignments and/or redirections
             full = " ".join([w.value for w in assigns])
             allow = () if taint else (full,)
-            deny = _uniq([cmd.raw, full, *_latent_texts(cmd, depth)])
+            deny = _uniq([raw, full, *_latent_texts(cmd, depth)])
             unit = Unit(allow, deny, writes=redir_writes, reads=redir_reads)
             return [unit], False, False, "CDPATH=" in full and _sets_cdpath(cmd)
-        values = [w.value for w in words]
+        values = [*map(_VALUE, words)]  # (`[w.value for w in words]` without a comprehension's frame)
         first = values[0]
         base0 = basename(first) if "/" in first else first
         joined = " ".join(values)
@@ -536,10 +559,11 @@ class _Walk:
         else:  # `_allow_blocked` without assignments or an evaluating builtin: the words' raw texts
             blocked = False
             for w in words:
-                if "@P}" in w.raw or "${!" in w.raw:
+                r = w[1]  # (`.raw`)
+                if "@P}" in r or "${!" in r:
                     blocked = True
                     break
-        texts = [cmd.raw, full]
+        texts = [raw, full]
         plain = False  # no wrapper or assignment to see through: one stage, at 0
         if k0 == 0 and base0 not in WRAPPERS and ("=" not in first or not ASSIGNMENT.match(first)):
             stages, plain = [0], True  # the common case: a plain program, nothing to see through
@@ -556,7 +580,9 @@ class _Walk:
             texts.extend(_brace_texts(head, values[k0 + 1 :]))
         if assigns or base0 in _EVAL_BUILTINS:
             texts.extend(_latent_texts(cmd, depth))
-        spec = self.table.get(name)
+        spec = self.specs.get(name, _MISSING)
+        if spec is _MISSING:
+            spec = self.table.get(name)
         known = spec is not None
         unknown = not known and name not in _DATA_ONLY
         # an interpreter given no script (`python3`, `node -`) runs what reaches its stdin
@@ -565,9 +591,25 @@ class _Walk:
             texts.extend(
                 _unknown_program_texts(values[k0:], None) if k0 else _unknown_program_texts(values, joined)
             )
-        facts = _Facts()
-        if known:  # the analysis of an unknown program finds nothing
-            if k0:
+        # (nothing adds to `facts` for a plain command whose program is unknown and has no operand
+        # or is data-only, or is known and all its words are data with no code-like value: those
+        # share one empty, never-written `_Facts`)
+        analysis = analyse(values, self.table, spec) if known and plain else None
+        if (
+            analysis is ALL_DATA
+            and name not in _FACTS_ANYWAY
+            and not (stdin and interprets)
+            and not _code_like(joined)
+        ):
+            facts = _NO_FACTS
+        elif known or not plain or (unknown and len(values) > k0 + 1):
+            facts = _Facts()
+        else:
+            facts = _NO_FACTS
+        if known and facts is not _NO_FACTS:  # the analysis of an unknown program finds nothing
+            if analysis is not None:
+                self.facts(words, facts, bases, 0, values, spec, joined, analysis)
+            elif k0:
                 self.facts(words[k0:], facts, bases, 0, values[k0:], spec)
             else:
                 self.facts(words, facts, bases, 0, values, spec, joined)
@@ -577,10 +619,10 @@ class _Walk:
                 if k != k0:
                     self.facts(words[k:], facts, bases, 0)
             facts.exec = exec_found
-        if cmd.stdin and interprets:
+        if stdin and interprets:
             facts.exec = True  # `python3 - <<EOF`: the heredoc is code
             facts.notes.append(f"`{values[k0]}` runs the code fed to its standard input")
-            for s in cmd.stdin:
+            for s in stdin:
                 facts.deny.extend(_code_commands(s.text))
         if unknown:  # `nocache bash -c '...'`: a shell among the operands runs its script
             for k in range(k0 + 1, min(len(values), k0 + _MAX_UNKNOWN_STAGES + 1)):
@@ -588,14 +630,15 @@ class _Walk:
                 if (v in SHELLS or ("/" in v and basename(v) in SHELLS)) and (
                     idx := script_of(values[k:])
                 ) is not None:
-                    _add_script(facts.scripts, cmd.words[k:], idx, 0)
+                    _add_script(facts.scripts, words[k:], idx, 0)
                     break
             # `ssh-keygen -f ~/.ssh/id_rsa`, `openssl ... -out ~/.bashrc`: any path may be read or written
-            for w in _path_operands(cmd.words[k0 + 1 :]):
+            for w in _path_operands(words[k0 + 1 :]):
                 found = _word_targets(w, 0, bases)
                 facts.reads.extend(found)
                 facts.writes.extend(SOFT + t for t in found)
-        texts.extend(facts.deny)
+        if facts.deny:
+            texts.extend(facts.deny)
         allow_texts: tuple[str, ...] = ()
         if not blocked:  # the subcommand form is for deny/ask only
             allow_texts = (_canonical(values[k0:], None) if k0 else _canonical(values, joined),)
@@ -603,7 +646,7 @@ class _Walk:
             Unit,
             (
                 allow_texts,
-                tuple(dict.fromkeys(texts)),
+                ((raw,) if raw == full else (raw, full)) if len(texts) == 2 else tuple(dict.fromkeys(texts)),
                 facts.exec or (name in EXEC_NAMES and exec_capable(values[k0:])),
                 tuple(dict.fromkeys([*redir_writes, *facts.writes])) if redir_writes or facts.writes else (),
                 tuple(dict.fromkeys([*redir_reads, *facts.reads])) if redir_reads or facts.reads else (),
@@ -636,12 +679,14 @@ class _Walk:
         values: Sequence[str] = (),
         spec: Spec | None = None,
         joined: str = "",
+        a: Analysis | None = None,
     ) -> int:
         """Add what the knowledge says about `words` (and the commands it runs) to `facts`
         (`values`: their values, `spec`: their program's knowledge, `joined`: the values joined by
-        spaces, when the caller has them)."""
+        spaces, `a`: their analysis, when the caller has them)."""
         values = values or [w.value for w in words]
-        a = analyse(values, self.table, spec)
+        if a is None:
+            a = analyse(values, self.table, spec)
         if not a.known:
             return n
         name = basename(values[0])
@@ -783,6 +828,13 @@ class _Walk:
 
 
 _new_unit = tuple.__new__  # `Unit(...)` without the namedtuple's Python-level `__new__`
+
+
+def _code_like(joined: str) -> bool:
+    """Whether `facts` would look for code in an option value (`-c core.pager=...`, `+'!cmd'`)."""
+    return "=" in joined or "!" in joined or "+" in joined or ":" in joined or "shell " in joined
+
+
 _SHELLS_SOURCE = SHELLS | {"source", "."}
 # Programs whose argv may hold shell code (`_scripts`): shells, `eval`, the script finders, the
 # stdin runners and `source`; any other command has none (unless `find -exec` runs one).
@@ -1204,6 +1256,7 @@ _CODE_VALUE = lazy_compile(
 # An editor command that writes a file: `vim -c 'w! ~/.bashrc'`, `ex -sc 'sav x|q'`, `+'wq f'`.
 _EDITOR_WRITE = lazy_compile(r"(?:^|\|)\s*[+:]*\s*(?:w|wq|x|sav(?:eas)?|up(?:date)?|wa)!?\s+([^|\s]+)")
 _EDITORS = frozenset({"vi", "vim", "nvim", "view", "ex", "gvim"})
+_FACTS_ANYWAY = frozenset({"parallel"}) | _EDITORS  # `facts` acts on them whatever the analysis
 _SED_E = lazy_compile(r"(?:^|[;\n{}0-9$/])\s*!?\s*e\s+([^\n;}]+)")
 
 # Variables whose value a shell or a program runs as a command (for deny rules only).

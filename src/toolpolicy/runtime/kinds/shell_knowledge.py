@@ -148,6 +148,7 @@ class Analysis(Record):
 
 _EMPTY = Analysis()
 _KNOWN = Analysis(known=True)
+ALL_DATA = _KNOWN  # what `analyse` returns (this very object) for a known program whose words are all data
 
 
 # --------------------------------------------------------------------------- building
@@ -402,11 +403,12 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
     skipped: set[str] = _NO_SKIPPED  # made a set when an option first skips a role
     become: str | None = None
     opts_done = False
+    spec_words = spec.words
+    subs = spec.subcommands
     while i < n:
         w = words[i]
-        if opts_done or not (w in spec.words or (len(w) > 1 and w[0] == "-")):
+        if opts_done or not (w in spec_words or (len(w) > 1 and w[0] == "-")):
             # an operand
-            subs = spec.subcommands
             sub = (subs.built.get(w) or subs.get(w) or subs.get("*")) if subs.bodies else None
             if sub is not None and not operands:
                 if len(kept) > base:
@@ -440,8 +442,8 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
         value: int | None = None  # index of the value word
         cut = 0  # characters of that word before the value
         step = 1
-        if w in spec.words:
-            opt = spec.words[w]
+        if w in spec_words:
+            opt = spec_words[w]
             if opt.role == "command" and opt.until:
                 j = i + 1
                 while j < n and words[j] not in opt.until:
@@ -502,7 +504,8 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
         else:
             kept.extend(range(i, min(i + step, n)))
         i += step
-    _operands(words, spec, operands, skipped, become, acc)
+    if operands:
+        _operands(words, spec, operands, skipped, become, acc)
     return None
 
 

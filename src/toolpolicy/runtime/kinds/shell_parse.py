@@ -162,7 +162,9 @@ def parse_script(text: str, depth: int = 0) -> list[Command]:
     """
     if depth > MAX_DEPTH:
         raise Unparseable(f"commands nest deeper than {MAX_DEPTH} levels")
-    if _paren_depth(text) > _MAX_PARENS:
+    if (
+        text.count("(") + text.count("{") > _MAX_PARENS and _paren_depth(text) > _MAX_PARENS
+    ):  # (a cheap bound first)
         raise Unparseable(f"parentheses nest deeper than {_MAX_PARENS} levels")
     plain = _plain_command(text)
     if plain is None and ("&&" in text or "||" in text or "|" in text or ";" in text):
