@@ -126,11 +126,15 @@ def test_yolo_asks_for_a_protected_write_at_the_end_of_a_long_brace_list(
         "cat .e{n,x}v",
     ],
 )
-def test_brace_lists_within_the_limit_are_checked(engines: dict[str, Engine], dirs: tuple[Path, Path], command: str) -> None:
+def test_brace_lists_within_the_limit_are_checked(
+    engines: dict[str, Engine], dirs: tuple[Path, Path], command: str
+) -> None:
     assert decide(engines["user"], command, dirs) == "deny"
 
 
-def test_yolo_asks_for_a_short_brace_list_naming_a_protected_file(engines: dict[str, Engine], dirs: tuple[Path, Path]) -> None:
+def test_yolo_asks_for_a_short_brace_list_naming_a_protected_file(
+    engines: dict[str, Engine], dirs: tuple[Path, Path]
+) -> None:
     assert decide(engines["yolo"], "echo x | tee {a,.claude/settings.json}", dirs) == "ask"
 
 
@@ -195,7 +199,9 @@ def test_bracket_and_escape_spellings_that_name_the_denied_file_are_not_allowed(
     assert decide(engines["user"], command, dirs) in expected
 
 
-@pytest.mark.parametrize("command", ["cat [.]env", "cat [.]e*", "cat ?env", "cat *env", "cat .e\\*", "cat '.e*'"])
+@pytest.mark.parametrize(
+    "command", ["cat [.]env", "cat [.]e*", "cat ?env", "cat *env", "cat .e\\*", "cat '.e*'"]
+)
 def test_spellings_bash_does_not_expand_to_the_dotfile_stay_allowed(
     engines: dict[str, Engine], dirs: tuple[Path, Path], command: str
 ) -> None:
@@ -226,7 +232,9 @@ def test_a_glob_after_shopt_dotglob_or_nocaseglob_is_not_allowed(
     assert decide(engines["user"], command, dirs) in ("deny", "ask")
 
 
-@pytest.mark.xfail(strict=True, reason="R8-F4: dotglob (shopt or a GLOBIGNORE assignment) makes `*` name .claude")
+@pytest.mark.xfail(
+    strict=True, reason="R8-F4: dotglob (shopt or a GLOBIGNORE assignment) makes `*` name .claude"
+)
 @pytest.mark.parametrize(
     "command", ["shopt -s dotglob\ncp evil */settings.json", "GLOBIGNORE=x; cp evil */settings.json"]
 )
@@ -238,7 +246,9 @@ def test_yolo_asks_for_a_write_through_a_glob_under_dotglob(
     assert decide(engines["yolo"], command, dirs) == "ask"
 
 
-def test_without_dotglob_a_star_does_not_name_a_dot_directory(engines: dict[str, Engine], dirs: tuple[Path, Path]) -> None:
+def test_without_dotglob_a_star_does_not_name_a_dot_directory(
+    engines: dict[str, Engine], dirs: tuple[Path, Path]
+) -> None:
     assert ".claude/settings.json" not in bash_words("printf '%s\\n' */settings.json", dirs)
     assert decide(engines["user"], "cat ~/*/id_rsa", dirs) == "allow"
 
@@ -249,6 +259,7 @@ def test_the_packs_ask_for_shopt_itself(engines: dict[str, Engine], dirs: tuple[
 
 
 # --------------------------------------------------------------------------- bounds
+
 
 def test_a_glob_with_many_wildcard_names_asks(engines: dict[str, Engine], dirs: tuple[Path, Path]) -> None:
     assert decide(engines["user"], "cat " + "/*" * 9 + "/x", dirs) == "ask"

@@ -74,12 +74,16 @@ def test_a_nul_inside_a_word_does_not_hide_the_denied_file(user: Engine, ws: Pat
     assert decide(user, command, ws) != "allow"
 
 
-@pytest.mark.parametrize("command", ["cat \x00.env", "ls \x00; echo x > ~/.bashrc", "echo hi \x00> .claude/settings.json"])
+@pytest.mark.parametrize(
+    "command", ["cat \x00.env", "ls \x00; echo x > ~/.bashrc", "echo hi \x00> .claude/settings.json"]
+)
 def test_a_nul_elsewhere_is_never_allowed(user: Engine, ws: Path, command: str) -> None:
     assert decide(user, command, ws) != "allow"
 
 
-@pytest.mark.parametrize("command", ["ls \x00; echo x > .claude/settings.json", "echo hi \x00> .claude/settings.json"])
+@pytest.mark.parametrize(
+    "command", ["ls \x00; echo x > .claude/settings.json", "echo hi \x00> .claude/settings.json"]
+)
 def test_yolo_asks_for_a_protected_write_after_a_nul(yolo: Engine, ws: Path, command: str) -> None:
     assert decide(yolo, command, ws) == "ask"
 
@@ -136,10 +140,17 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-PATHSPECS = ["'*settings.json'", "':(icase).CLAUDE/SETTINGS.JSON'", "'.cl?ude/settings.json'", "':(glob).claude/*'"]
+PATHSPECS = [
+    "'*settings.json'",
+    "':(icase).CLAUDE/SETTINGS.JSON'",
+    "'.cl?ude/settings.json'",
+    "':(glob).claude/*'",
+]
 
 
-@pytest.mark.xfail(strict=True, reason="R8-F5: git restore's operands are pathspecs (globs, magic), read as file names")
+@pytest.mark.xfail(
+    strict=True, reason="R8-F5: git restore's operands are pathspecs (globs, magic), read as file names"
+)
 @pytest.mark.parametrize("spec", PATHSPECS)
 def test_yolo_asks_for_git_restore_of_a_protected_file_through_a_pathspec(
     yolo: Engine, repo: Path, spec: str

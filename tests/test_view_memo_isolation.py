@@ -116,7 +116,9 @@ def reference() -> dict[tuple[str, str | None], list[tuple[str, str | None]]]:
     return out
 
 
-def test_the_reference_tells_the_policies_apart(reference: dict[tuple[str, str | None], list[tuple[str, str | None]]]) -> None:
+def test_the_reference_tells_the_policies_apart(
+    reference: dict[tuple[str, str | None], list[tuple[str, str | None]]],
+) -> None:
     # the calls are chosen so that a leak would show: the policies disagree on the same texts
     git_push = CALLS.index(("Bash", {"command": "git push origin main"}, "/tmp/memo-a"))
     assert reference[("git-allow", None)][git_push][0] == "allow"
@@ -176,6 +178,10 @@ permissions:
 """
     engine = Engine(load_policy(text=text), hooks=False)
     for _ in range(2):
-        one = engine.decide("Bash", {"command": "cat ~/.ssh/id_rsa"}, context={"cwd": "/tmp", "home": "/tmp/memo-h1"})
-        two = engine.decide("Bash", {"command": "cat ~/.ssh/id_rsa"}, context={"cwd": "/tmp", "home": "/tmp/memo-h2"})
+        one = engine.decide(
+            "Bash", {"command": "cat ~/.ssh/id_rsa"}, context={"cwd": "/tmp", "home": "/tmp/memo-h1"}
+        )
+        two = engine.decide(
+            "Bash", {"command": "cat ~/.ssh/id_rsa"}, context={"cwd": "/tmp", "home": "/tmp/memo-h2"}
+        )
         assert (one.decision, two.decision) == ("deny", "allow")

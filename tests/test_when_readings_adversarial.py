@@ -71,7 +71,9 @@ def test_an_allow_rules_exclusion_holds_on_every_quoting(excludes: Engine, comma
     assert decide(excludes, command) != "allow"
 
 
-@pytest.mark.parametrize("command", ["git push --force", "git push '--force'", "git push --fo'rce'", "git push --f\\orce"])
+@pytest.mark.parametrize(
+    "command", ["git push --force", "git push '--force'", "git push --fo'rce'", "git push --f\\orce"]
+)
 def test_a_deny_condition_holds_on_any_reading(excludes: Engine, command: str) -> None:
     assert decide(excludes, command) == "deny"
 
@@ -136,10 +138,15 @@ SECRET_PRINTS = [
 
 @pytest.mark.xfail(strict=True, reason="R8-F7: kubectl get secret/NAME with an attached -o prints the Secret")
 @pytest.mark.parametrize("command", SECRET_PRINTS)
-def test_a_secrets_values_printed_with_an_attached_output_option_are_not_allowed(packs: Engine, command: str) -> None:
+def test_a_secrets_values_printed_with_an_attached_output_option_are_not_allowed(
+    packs: Engine, command: str
+) -> None:
     assert decide(packs, command) != "allow"
 
 
-@pytest.mark.parametrize("command", ["kubectl get secret db -o yaml", "kubectl get 'secret' db -o yaml", "kubectl get secrets -o json"])
+@pytest.mark.parametrize(
+    "command",
+    ["kubectl get secret db -o yaml", "kubectl get 'secret' db -o yaml", "kubectl get secrets -o json"],
+)
 def test_a_secrets_values_printed_with_a_separate_output_option_ask(packs: Engine, command: str) -> None:
     assert decide(packs, command) == "ask"
