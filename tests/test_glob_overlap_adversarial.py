@@ -147,7 +147,6 @@ EQUIVALENCE = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R8-F2: bracket equivalence classes / collating symbols not modelled")
 @pytest.mark.parametrize(("command", "named"), EQUIVALENCE)
 def test_an_equivalence_class_in_a_bracket_names_the_denied_file(
     engines: dict[str, Engine], dirs: tuple[Path, Path], command: str, named: str
@@ -157,7 +156,6 @@ def test_an_equivalence_class_in_a_bracket_names_the_denied_file(
     assert decide(engines["packs"], command, dirs) in ("deny", "ask")
 
 
-@pytest.mark.xfail(strict=True, reason="R8-F2: bracket equivalence classes / collating symbols not modelled")
 def test_an_equivalence_class_spells_the_ssh_key(engines: dict[str, Engine], dirs: tuple[Path, Path]) -> None:
     command = "cat ~/.[[=s=]]s[[=h=]]/i[[=d=]]_rsa"
     _ws, home = dirs
@@ -166,7 +164,6 @@ def test_an_equivalence_class_spells_the_ssh_key(engines: dict[str, Engine], dir
     assert decide(engines["user"], command, dirs) in ("deny", "ask")
 
 
-@pytest.mark.xfail(strict=True, reason="R8-F2: bracket equivalence classes / collating symbols not modelled")
 @pytest.mark.parametrize("target", [".[[=c=]]laude/settings.json", ".[[.c.]]laude/settings.json"])
 def test_yolo_asks_for_a_protected_write_spelt_with_an_equivalence_class(
     engines: dict[str, Engine], dirs: tuple[Path, Path], target: str

@@ -214,3 +214,22 @@ def test_yolo_still_approves_globbed_writes_that_cannot_name_one(
     yolo: Engine, ws: Path, command: str
 ) -> None:
     assert _decide(yolo, command, ws) == "allow"
+
+
+@pytest.mark.parametrize(
+    ("bash", "python"),
+    [
+        (".[[=e=]]nv", ".?nv"),  # an equivalence class: any one character, a superset
+        (".[[.e.]]nv", ".?nv"),  # a collating symbol
+        ("[![:alpha:]]x", "?x"),
+        ("[a[:digit:]]x", "?x"),
+        ("[^x]y", "[!x]y"),  # bash's `^` negation
+        ("[ab]c", "[ab]c"),
+        ("[[=e", "[[=e"),  # unterminated: left as it is
+        ("\\*x", "[*]x"),
+    ],
+)
+def test_bash_brackets_become_python_globs_that_name_every_file_bash_names(bash: str, python: str) -> None:
+    from toolpolicy.runtime.shell_targets import _to_python_glob
+
+    assert _to_python_glob(bash) == python

@@ -360,8 +360,10 @@ def _wild_names(pattern: str) -> int:
 
 
 def _to_python_glob(pattern: str) -> str:
-    """Backslash escapes (bash) -> `[x]` classes (Python's glob has no backslash escape), and a
-    bracket negated with `^` -> `!` (bash reads `[^x]` as `[!x]`; Python's glob as a literal `^`)."""
+    """Backslash escapes (bash) -> `[x]` classes (Python's glob has no backslash escape), a
+    bracket negated with `^` -> `!` (bash reads `[^x]` as `[!x]`; Python's glob as a literal `^`),
+    and a bracket holding `[:class:]`, `[=e=]` or `[.e.]` (which Python's glob reads as plain
+    characters) -> `?`, any one character: a superset, so every file bash names is found."""
     out: list[str] = []
     i, n = 0, len(pattern)
     while i < n:
@@ -370,6 +372,9 @@ def _to_python_glob(pattern: str) -> str:
             nxt = pattern[i + 1]
             out.append("[" + nxt + "]" if nxt in "*?[" else nxt)
             i += 2
+        elif c == "[" and (end := _posix_bracket_end(pattern, i)) > 0:
+            out.append("?")
+            i = end
         elif c == "[" and pattern.startswith("^", i + 1):
             out.append("[!")
             i += 2
@@ -377,6 +382,28 @@ def _to_python_glob(pattern: str) -> str:
             out.append(c)
             i += 1
     return "".join(out)
+
+
+def _posix_bracket_end(pattern: str, i: int) -> int:
+    """The index after the bracket at `pattern[i] == "["` when it holds a `[:class:]`, `[=e=]`
+    or `[.e.]`; 0 otherwise (no such part, or unterminated)."""
+    j = i + 1
+    if j < len(pattern) and pattern[j] in "!^":
+        j += 1
+    posix, first = False, True
+    while j < len(pattern):
+        ch = pattern[j]
+        if ch == "]" and not first:
+            return j + 1 if posix else 0
+        first = False
+        if pattern.startswith(("[:", "[=", "[."), j):
+            end = pattern.find(pattern[j + 1] + "]", j + 2)
+            if end < 0:
+                return 0
+            posix, j = True, end + 2
+            continue
+        j += 2 if ch == "\\" else 1
+    return 0
 
 
 def _escape(text: str) -> str:
