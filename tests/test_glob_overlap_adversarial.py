@@ -89,7 +89,6 @@ def many(last: str, n: int = 32) -> str:
 # --------------------------------------------------------------------------- R8-F1: long brace lists
 
 
-@pytest.mark.xfail(strict=True, reason="R8-F1: brace forms past the 32nd are dropped unchecked")
 @pytest.mark.parametrize("policy", ["user", "packs"])
 def test_a_brace_list_longer_than_the_expansion_limit_still_reads_the_denied_file(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str
@@ -99,7 +98,6 @@ def test_a_brace_list_longer_than_the_expansion_limit_still_reads_the_denied_fil
     assert decide(engines[policy], command, dirs) in ("deny", "ask")
 
 
-@pytest.mark.xfail(strict=True, reason="R8-F1: brace forms past the 32nd are dropped unchecked")
 def test_a_brace_list_longer_than_the_limit_hides_a_glob_of_the_ssh_key(
     engines: dict[str, Engine], dirs: tuple[Path, Path]
 ) -> None:
@@ -109,7 +107,6 @@ def test_a_brace_list_longer_than_the_limit_hides_a_glob_of_the_ssh_key(
     assert decide(engines["user"], f"cat {many('~/.ss?/id_?sa')}", dirs) in ("deny", "ask")
 
 
-@pytest.mark.xfail(strict=True, reason="R8-F1: brace forms past the 32nd are dropped unchecked")
 def test_yolo_asks_for_a_protected_write_at_the_end_of_a_long_brace_list(
     engines: dict[str, Engine], dirs: tuple[Path, Path]
 ) -> None:

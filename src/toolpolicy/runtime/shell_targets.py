@@ -40,7 +40,8 @@ else:
 PATTERN = "\x00"
 SOFT = "\x05"  # a write the command makes by nature (`rm x`): only path denies and asks count
 READ_TOOLS = ("Read", "read_file", "view", "read", "ReadFile")
-_MAX_PATHS = 32  # paths one pattern may name that are decided
+_MAX_PATHS = 32  # brace forms of one pattern that are decided (more: the target asks)
+_MAX_FOUND = 256  # paths one pattern may name on the filesystem that are decided (more: it asks)
 _MAX_GLOB_NAMES = 8  # wildcard names a pattern may have and still be expanded against the filesystem
 _GLOB = lazy_compile(r"(?<!\\)[*?\[]")
 TAG_CWD = "\x01"  # `kinds.TAG_CWD`: a cwd path rule's regex starts with it
@@ -85,8 +86,13 @@ def _writes(
     for target in targets[:MAX_WRITE_CHECKS]:
         soft = target.startswith(SOFT)
         target = target[1:] if soft else target
-        paths, known = expand(target, call.cwd, call.home)
+        paths, known, whole = expand(target, call.cwd, call.home)
         shown = _shown(target)
+        if not whole and results[i][0] != "deny":
+            verdict.diagnostics.append(
+                f"`{shown}` is written by the command and names too many paths to check"
+            )
+            results[i] = ("ask", None)
         for path in paths:
             sub = _path_decision(engine, call, tool, path) if tool else RuleVerdict(None)
             if sub.decision == "deny":  # a write to a denied path denies, whatever the command
@@ -118,8 +124,11 @@ def _reads(
     tool: str,
 ) -> None:
     for target in targets[:MAX_WRITE_CHECKS]:
-        paths, _known = expand(target, call.cwd, call.home)
+        paths, _known, whole = expand(target, call.cwd, call.home)
         shown = _shown(target)
+        if not whole and results[i][0] != "deny":
+            verdict.diagnostics.append(f"`{shown}` is read by the command and names too many paths to check")
+            results[i] = ("ask", None)
         for path in paths:
             sub = _path_decision(engine, call, tool, path)
             if sub.decision == "deny":
@@ -208,7 +217,7 @@ def glob_forms(target: str, cwd: str, home: str) -> list[str]:
     `~` and `$HOME` as the home directory, an unknown expansion tried as `expand` tries it."""
     out: list[str] = []
     unknown = shell_words.UNKNOWN
-    for form in _forms(target, home):
+    for form in itertools.islice(_forms(target, home), _MAX_PATHS):
         if unknown in form:  # the expansion as any text (`$X/x` may be absolute or relative)
             kept = "/" + form if form.startswith(unknown) else form
             if not kept.startswith("/"):
@@ -305,25 +314,32 @@ def _read_tool(policy: Any, mode: str) -> str:
     return ""
 
 
-def expand(target: str, cwd: str, home: str) -> tuple[list[str], bool]:
-    """The paths a target may name, and whether it is a known path (a literal)."""
+def expand(target: str, cwd: str, home: str) -> tuple[list[str], bool, bool]:
+    """The paths a target may name, whether it is a known path (a literal), and whether those
+    are all of them. Not all: more than _MAX_PATHS brace forms (`{a0,...,a31,.env}`) or more than
+    _MAX_FOUND files on the filesystem; the rest would go undecided, so the caller asks."""
     if not target.startswith(PATTERN):
-        return [target], True
-    out: list[str] = []
-    for form in _forms(target, home):
+        return [target], True, True
+    forms = list(_forms(target, home))
+    whole = len(forms) <= _MAX_PATHS
+    out: dict[str, None] = {}
+    for form in forms[:_MAX_PATHS]:
         for fill in _fills(form, cwd, home):
             candidate = form.replace(shell_words.UNKNOWN, fill)
-            out.append(_unescape(candidate))
+            out[_unescape(candidate)] = None
             if _GLOB.search(candidate):
-                out.extend(_glob(candidate, cwd))
-        if len(out) >= _MAX_PATHS:
+                out.update(dict.fromkeys(_glob(candidate, cwd)))
+        if len(out) > _MAX_FOUND:
+            whole = False
             break
-    return list(dict.fromkeys(p for p in out if p))[:_MAX_PATHS], False
+    out.pop("", None)
+    return list(out)[:_MAX_FOUND], False, whole
 
 
 def _forms(target: str, home: str) -> Iterator[str]:
-    """Each brace form of a pattern target (escaped), with `~`, `$HOME` and `~user` put in."""
-    for form in shell_words.expand_braces(target[1:], _MAX_PATHS):
+    """Each brace form of a pattern target (escaped), with `~`, `$HOME` and `~user` put in: at
+    most _MAX_PATHS + 1 of them (one more than are decided, to tell that there are more)."""
+    for form in shell_words.expand_braces(target[1:], _MAX_PATHS + 1):
         form = form.replace(shell_words.HOME, _escape(home))
         if form.startswith("~"):  # `~user/...`
             head, sep, rest = form.partition("/")
@@ -350,7 +366,7 @@ def _glob(pattern: str, cwd: str) -> list[str]:
         return []
     full = pattern if pattern.startswith("/") else os.path.join(_escape(cwd), pattern)
     try:
-        return list(itertools.islice(glob.iglob(_to_python_glob(full)), _MAX_PATHS))
+        return list(itertools.islice(glob.iglob(_to_python_glob(full)), _MAX_FOUND + 1))
     except (OSError, ValueError, re.error):
         return []
 
