@@ -67,7 +67,6 @@ def bash_stdin(script: bytes, ws: Path) -> str:
 NUL_READS = ["cat .e\x00nv", "cat .env\x00", "cat .en\x00v"]
 
 
-@pytest.mark.xfail(strict=True, reason="R8-F6: a NUL inside a word is kept; bash reading a pipe drops it")
 @pytest.mark.parametrize("command", NUL_READS)
 def test_a_nul_inside_a_word_does_not_hide_the_denied_file(user: Engine, ws: Path, command: str) -> None:
     assert "SECRET=1" in bash_stdin(command.encode() + b"\n", ws)
@@ -181,3 +180,12 @@ def test_yolo_asks_for_git_restore_of_a_protected_file_through_a_pathspec(
 )
 def test_yolo_asks_for_git_restore_of_a_protected_file(yolo: Engine, repo: Path, command: str) -> None:
     assert decide(yolo, command, repo) == "ask"
+
+
+@pytest.mark.parametrize("command", ["rm -rf /\x00", "r\x00m -rf /", "echo ok; rm -rf\x00 /"])
+def test_a_deny_rule_sees_the_command_bash_reads_without_its_nul(command: str) -> None:
+    engine = Engine(
+        load_policy(text='version: 1\nprofile: claude-code\ndefault: allow\npermissions:\n  deny: ["Bash(rm -rf *)"]\n'),
+        hooks=False,
+    )
+    assert engine.decide("Bash", {"command": command}).decision == "deny"
