@@ -269,6 +269,8 @@ def _long_view(text: str) -> ArgView:
 
 def _view_uncached(raw: str, digest: str = "bundled") -> ArgView:
     text = _clean(raw)
+    if "\x00" in text:  # bash drops NUL bytes from what it reads (a pipe, a pty): `cat .e\0nv` reads
+        return _opaque_view(text.replace("\x00", ""), "a NUL byte (bash drops it)", digest)  # .env
     try:
         walk = _WALKS.get(digest)
         if walk is None or walk.table is not _TABLES.get(digest):  # (a new table under a digest: rebuilt)
