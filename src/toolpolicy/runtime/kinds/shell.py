@@ -460,7 +460,6 @@ class _Facts:
 
 _NO_FACTS = _Facts()  # shared by the units that find nothing (never written to)
 _VALUE = operator.itemgetter(0)  # `Word.value`
-_MISSING = object()
 
 
 class _Walk:
@@ -475,9 +474,9 @@ class _Walk:
     def script(self, text: str, depth: int, *, taint: bool, bases: tuple[str, ...]) -> list[Unit]:
         commands = parse_script(text, depth)
         if len(commands) == 1:  # the common case: one command, so no links, `cd` or consumer to follow
-            units, stdin_code, _, _ = self.command(commands[0], depth, taint, bases)
+            only, stdin_code, _, _ = self.command(commands[0], depth, taint, bases)
             if not stdin_code:
-                return units
+                return only
         units: list[Unit] = []
         stdin = False
         consumers: list[int] = []  # commands that run the code reaching their standard input
@@ -582,8 +581,8 @@ class _Walk:
             texts.extend(_brace_texts(head, values[k0 + 1 :]))
         if assigns or base0 in _EVAL_BUILTINS:
             texts.extend(_latent_texts(cmd, depth))
-        spec = self.specs.get(name, _MISSING)
-        if spec is _MISSING:
+        spec = self.specs.get(name)
+        if spec is None and name not in self.specs:  # not looked up yet: built now
             spec = self.table.get(name)
         known = spec is not None
         unknown = not known and name not in _DATA_ONLY
