@@ -400,23 +400,45 @@ def _path_rule(
 ) -> str | int | None:
     """What the rules of a path tool say about `target` (`shell_targets._path_decision`, rules
     only): a decision, None (no rule), or -2 when it needs the general flow."""
+    found = path_pick(engine, tool, target, where, context)
+    if found is None:
+        return -2
+    return found.decision if found is not _NO_RULE else None
+
+
+def path_pick(
+    engine: Engine, tool: str, target: str, where: Where, context: Mapping[str, Any] | None
+) -> Any:
+    """The rule of a path tool that decides `target` by the rules alone (`_NO_RULE`: none), or
+    None when it needs the general flow (a `when` it cannot evaluate, a symlink on the way...).
+    The general flow's target checks (`shell_targets._path_decision`) ask it first."""
     plan: ToolPlan | None = engine._plans.get(tool)
     if plan is None:
         plan = plan_for(engine.policy, tool, engine.mode)
     arg = plan.spec.arg
     if arg is None or plan.spec.kind != "path" or plan.any_key is not None:
-        return -2
+        return None
     args = {arg: target}
     sub_context = {**(context or {}), "cwd": where.cwd} if plan.has_when else context  # what a `when` sees
     picked = _pick(engine, plan, args, sub_context, where)
     if picked is None:
-        return -2
+        return None
     bests, _allow_oks, lex, _units = picked
     best = _combine(plan, bests)
-    decision = plan.rules[best].decision if best >= 0 else None
-    if decision != "deny" and lex is not None and not path.resolves_lexically(lex, target):
-        return -2  # a symlink on the way: its target is decided too, the general way
-    return decision
+    rule = plan.rules[best] if best >= 0 else _NO_RULE
+    if rule.decision != "deny" and lex is not None and not path.resolves_lexically(lex, target):
+        return None  # a symlink on the way: its target is decided too, the general way
+    return rule
+
+
+class _NoRule:
+    """No rule decides the target (the policy's default would): `path_pick`'s answer."""
+
+    __slots__ = ()
+    decision = None
+
+
+_NO_RULE: Any = _NoRule()
 
 
 class _When:
