@@ -181,6 +181,7 @@ def _charset(ranges: tuple[tuple[int, int], ...], negated: bool, fold: bool) -> 
 LITERAL, ONE, STAR, ANY_TEXT = 0, 1, 2, 3  # token kinds: a literal character, `?` or `[...]`, `*`,
 # and `UNKNOWN` (an expansion whose value is not known: any text, `/` and a leading `.` included)
 UNKNOWN = "\x1a"  # `shell_words.UNKNOWN`
+TREE = "\x06"  # `shell_words.TREE`: ends `DIR/TREE`, everything under DIR (any text, as UNKNOWN)
 # where the search is in the path: inside a name, at a name's start, at a name's start that a
 # `*` has already matched nothing at (no `.` may start the name any more)
 NOT_AT_NAME, AT_NAME, NAME_AFTER_STAR = 0, 1, 2
@@ -200,7 +201,7 @@ def _glob_tokens(glob: str) -> list[Token]:
         if ch == "\\" and i + 1 < n:
             out.append(_literal(glob[i + 1]))
             i += 2
-        elif ch == UNKNOWN:
+        elif ch == UNKNOWN or ch == TREE:
             if not out or out[-1][0] != ANY_TEXT:
                 out.append((ANY_TEXT, ANY))
             i += 1
