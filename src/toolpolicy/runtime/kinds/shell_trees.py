@@ -80,12 +80,11 @@ def into(
         out.extend(mark + t for t in own)
         if _remote(value):
             continue
-        whole = len(sources) > _MAX_SOURCES
-        if as_trees and (whole or not _exists(dest)):
+        # too many sources, or one whose name is not known (`"$F"`): any name under DEST
+        whole = len(sources) > _MAX_SOURCES or any(_any_name(words[s]) for s in sources)
+        if whole or (as_trees and not _exists(dest)):
             out.extend(mark + tree_of(t) for t in own)
         if whole:
-            if not as_trees:
-                out.extend(mark + tree_of(t) for t in own)
             continue
         for s in sources:
             for t in word_targets(_joined(dest, words[s]), 0, bases):
@@ -106,16 +105,19 @@ def _exists(dest: Word) -> bool:
     return v in _EXISTING or v.endswith(("/.", "/.."))
 
 
+def _any_name(source: Word) -> bool:
+    """A source whose last name is not known (an expansion, or a glob with quoting in its name)."""
+    return source.dynamic or (
+        source.globby and any(q in source.raw.rstrip("/").rsplit("/", 1)[-1] for q in "'\"\\")
+    )
+
+
 def _joined(dest: Word, source: Word) -> Word:
     """`DEST/NAME`: NAME the last name of the source (`evil/.` -> `.`, `src/` -> `src`)."""
     value = source.value.rstrip("/")
     name = value.rsplit("/", 1)[-1] if value else "."
-    if source.dynamic:  # its value is not known: any name (an unknown expansion)
-        return Word(dest.value + "/$_", dest.raw + "/$_", True, dest.globby)
     if source.globby:
         raw_name = source.raw.rstrip("/").rsplit("/", 1)[-1]
-        if any(q in raw_name for q in "'\"\\"):  # quoting inside the glob: any name
-            return Word(dest.value + "/$_", dest.raw + "/$_", True, dest.globby)
         return Word(dest.value + "/" + name, dest.raw + "/" + raw_name, dest.dynamic, True)
     quoted = "'" + name.replace("'", "'\\''") + "'"
     return Word(dest.value + "/" + name, dest.raw + "/" + quoted, dest.dynamic, dest.globby)
