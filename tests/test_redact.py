@@ -406,46 +406,18 @@ def test_over_the_scan_cap_is_replaced_whole(monkeypatch: pytest.MonkeyPatch) ->
     assert redact_text("a" * 1000) == "a" * 1000
 
 
-def test_throughput(capsys: pytest.CaptureFixture[str]) -> None:
-    """Clean text is the common case; print MB/s for the report and guard against regressions."""
+def test_clean_text_comes_back_unchanged() -> None:
+    """Clean text is the common case: prose, code and a small tool input are returned as they
+    came (the throughput is measured by bench, not asserted here)."""
     rng = random.Random(7)
-    words = [
-        "the",
-        "policy",
-        "engine",
-        "decides",
-        "whether",
-        "a",
-        "tool",
-        "call",
-        "is",
-        "allowed",
-        "asked",
-        "or",
-        "denied",
-        "by",
-        "rules",
-    ]
+    words = ["the", "policy", "engine", "decides", "whether", "a", "tool", "call", "is", "allowed"]
+    words += ["asked", "or", "denied", "by", "rules"]
     prose = "\n".join(" ".join(rng.choice(words) for _ in range(12)) for _ in range(15_000))
     code = Path(argparse.__file__).read_text() * 6
-    results = {}
-    for name, text in (("prose", prose), ("code", code)):
-        redact_text(text[:1000])
-        started = time.perf_counter()
+    for text in (prose, code):
         assert redact_text(text) == text
-        elapsed = time.perf_counter() - started
-        results[name] = len(text) / elapsed / 1e6
     small = {"command": "git status && ls -la", "description": "list the files"}
-    started = time.perf_counter()
-    for _ in range(500):
-        redact(small)
-    per_call_us = (time.perf_counter() - started) / 500 * 1e6
-    with capsys.disabled():
-        print(
-            f"\nredact throughput: prose {results['prose']:.1f} MB/s, code {results['code']:.1f} MB/s, "
-            f"small tool input {per_call_us:.0f} us/call"
-        )
-    assert min(results.values()) > 1.0
+    assert redact(small) == (small, False)  # the value, and whether anything was redacted
 
 
 # --- the rule set and the RE2 prefilters -----------------------------------------------------

@@ -124,7 +124,9 @@ def test_hundreds_of_parallel_requests_are_all_answered_correctly(tmp_path: Path
     with ServeProcess(path, "--workers", str(workers)) as server:
         server.wait_for(lambda: server.status("/readyz") == 200, what="readiness")
         # readiness is one worker's answer: a spawned second worker may still be importing
-        server.wait_for(lambda: server.stderr().count("startup: loaded") == workers, what="every worker to load")
+        server.wait_for(
+            lambda: server.stderr().count("startup: loaded") == workers, what="every worker to load"
+        )
         before = decision_count(server)
         answers = asyncio.run(fire(server.port, batch, keepalive=16))
         assert len(answers) == len(batch)

@@ -1,5 +1,6 @@
 """The pattern ids a view's texts complete are kept on the (memoised) view, per pattern set
-(`runtime/fastpath.py` `_unit_hits`, `_view_hits`, `_best_other`).
+(`runtime/fastpath.py` `_unit_hits`, `_view_hits`, `_best_other`), and so is the rule a
+one-unit view picks under a tool's plan, per plan (`_pick`, when no `when` looked at the call).
 
 A view is shared by every engine and tool that sees the same text, so what it keeps must be
 told apart by the set it was matched against: engines over different policies deciding the
@@ -16,6 +17,7 @@ from typing import Any
 from toolpolicy import Engine, load_policy
 from toolpolicy.runtime.kinds import shell
 from toolpolicy.runtime.pattern_set import PatternSet
+from toolpolicy.runtime.plan import ToolPlan
 from toolpolicy.runtime.views import clear_memos
 
 POLICIES = [
@@ -87,3 +89,24 @@ def test_a_view_keeps_no_pattern_set_alive_and_a_bounded_number_of_sets(tmp_path
     assert not any(isinstance(x, PatternSet) for x in reachable)
     # the sets whose ids the view keeps were freed with their engines
     assert not any(isinstance(x, PatternSet) and x.token in kept for x in gc.get_objects())
+    picks = view.memo.get("pick")  # and so were the plans whose picks it keeps
+    assert isinstance(picks, dict) and 1 <= len(picks) <= 4
+    assert not any(isinstance(x, ToolPlan) for x in gc.get_referents(*picks.keys(), *picks.values()))
+    assert not any(isinstance(x, ToolPlan) and x.token in picks for x in gc.get_objects())
+
+
+def test_the_same_patterns_under_other_verdicts_pick_their_own_rule(tmp_path: Path) -> None:
+    """Two policies whose pattern sets are alike but whose rules decide differently: each plan
+    keeps its own pick on the shared view."""
+    clear_memos()
+    cwd = str(tmp_path)
+    texts = [
+        'allow: ["Bash(git *)", "Read"]',
+        'deny: ["Bash(git *)", "Read"]',
+        'ask: ["Bash(git *)", "Read"]',
+    ]
+    engines = [_engine(tmp_path, n, text) for n, text in enumerate(texts)]
+    for _ in range(3):
+        for engine, want in zip(engines, ["allow", "deny", "ask"]):
+            assert engine.decide("Bash", {"command": "git log"}, context={"cwd": cwd}).decision == want
+            assert engine.decide("Read", {"file_path": "x.txt"}, context={"cwd": cwd}).decision == want

@@ -161,6 +161,11 @@ def _pick(
                 if unit.opaque or unit.fed:
                     return None  # an ask floor no mode or default lifts: the general way sets it
                 allow_ok = bool(unit.allow_texts)
+                picks: Any = view.memo.get("pick")
+                if picks is not None:
+                    best = picks.get(plan.token, -3)
+                    if best != -3:
+                        return [best], [allow_ok], lex, units  # this text under this plan, picked before
                 best = -1
                 pset = plan.primary
                 if pset is not None:
@@ -177,6 +182,8 @@ def _pick(
                 static = plan.static_plain_pick[allow_ok]
                 if static is not None and (best < 0 or plan.ranks[static] > plan.ranks[best]):
                     best = static
+                if when is None:  # no condition looked at the call: the pick is the text's and the plan's
+                    _keep(view, "pick", plan.token, best)
                 return [best], [allow_ok], lex, units
             if not single and kind != "shell":
                 return None  # several readings of a path or URL: the general way
@@ -250,7 +257,7 @@ def _unit_hits(pset: PatternSet, view: ArgView, unit: Unit) -> Any:
             hits = pset.confirmed(text, hits, unit.allow_texts, unit.deny_texts + view.whole)
     else:
         hits = pset.match(unit.allow_texts, unit.deny_texts + view.whole, text)
-    return _keep(view, "hits", pset, hits or ())  # (), not None: None is a miss of the memo
+    return _keep(view, "hits", pset.token, hits or ())  # (), not None: None is a miss of the memo
 
 
 def _view_hits(pset: PatternSet, view: ArgView) -> tuple[Any, tuple[Any, ...]]:
@@ -271,20 +278,21 @@ def _view_hits(pset: PatternSet, view: ArgView) -> tuple[Any, tuple[Any, ...]]:
             for u, text in zip(units, texts)
         ),
     )
-    return _keep(view, "hits*", pset, found)  # type: ignore[no-any-return]
+    return _keep(view, "hits*", pset.token, found)  # type: ignore[no-any-return]
 
 
-def _keep(view: ArgView, key: str, pset: PatternSet, value: Any) -> Any:
-    """`value` kept on the view under `key` for this set (its `token`: a bare object, so the view
-    does not keep the set alive), for at most _HITS_PER_VIEW sets; returns `value`."""
+def _keep(view: ArgView, key: str, token: object, value: Any) -> Any:
+    """`value` kept on the view under `key` for a pattern set's or a plan's `token` (a bare
+    object, held by the memo: the view keeps neither the set nor the plan alive, and a token is
+    never reused while kept), for at most _HITS_PER_VIEW of them; returns `value`."""
     kept: Any = view.memo.get(key)
     if kept is None or len(kept) >= _HITS_PER_VIEW:
         kept = view.memo[key] = {}
-    kept[pset.token] = value
+    kept[token] = value
     return value
 
 
-_HITS_PER_VIEW = 4  # pattern sets whose ids a view keeps (a few tools, a policy reloaded)
+_HITS_PER_VIEW = 4  # pattern sets (or plans) whose ids a view keeps (a few tools, a policy reloaded)
 
 
 def _deny_covers(view: ArgView) -> bool:
@@ -527,7 +535,7 @@ def _best_other(plan: ToolPlan, args: dict[str, Any], allow_ok: bool, when: _Whe
                 hits = direct(text) or ()
             else:
                 hits = pset.match(unit.allow_texts, unit.deny_texts, text) or ()  # type: ignore[arg-type]
-            _keep(view, "hits-plain", pset, hits)
+            _keep(view, "hits-plain", pset.token, hits)
         for h in hits:
             p = entries[h].rule
             if need[p] != 1:

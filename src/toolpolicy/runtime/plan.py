@@ -64,6 +64,7 @@ class ToolPlan:
         "static_plain_pick",
         "static_restrict",
         "static_when",
+        "token",
         "tool",
         "when_hits",
         "when_table",
@@ -106,6 +107,7 @@ class ToolPlan:
         # no argument and no condition can change the verdict: the same decision for every call
         self.fixed = False
         self.when_table: Any = None  # the policy's `WhenTable`, kept here by the fast path on first use
+        self.token = object()  # names this plan in the views' memo of picks (`fastpath._pick`)
 
     @property
     def conditional(self) -> bool:
