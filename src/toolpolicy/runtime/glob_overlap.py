@@ -201,7 +201,7 @@ def _glob_tokens(glob: str) -> list[Token]:
         if ch == "\\" and i + 1 < n:
             out.append(_literal(glob[i + 1]))
             i += 2
-        elif ch == UNKNOWN or ch == TREE:
+        elif ch in (UNKNOWN, TREE):
             if not out or out[-1][0] != ANY_TEXT:
                 out.append((ANY_TEXT, ANY))
             i += 1

@@ -246,7 +246,9 @@ def _guarding_rule(
             regex = regex.replace(TAG_CWD, cwd_text)
         # a glob is weighed by what it spells; an unknown expansion may be any text at all
         if any(
-            overlaps(g, regex, spelled=tree_spelled(g) if g.endswith(TREE) else UNKNOWN not in g, budget=budget)
+            overlaps(
+                g, regex, spelled=tree_spelled(g) if g.endswith(TREE) else UNKNOWN not in g, budget=budget
+            )
             for g in globs
         ):
             return rule

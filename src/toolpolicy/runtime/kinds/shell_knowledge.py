@@ -149,7 +149,9 @@ class Analysis(Record):
     chdirs: tuple[tuple[int, int], ...] = ()  # (word index, characters to cut) of directories it works in
     prefixes: tuple[tuple[int, int], ...] = ()  # the same, of name prefixes of files it writes
     quiet: bool = True  # no word is a file, script, code or command (the index fields above are empty)
-    trees: tuple[tuple[int, int, bool], ...] = ()  # (word, cut, by nature) of files written with all under them
+    trees: tuple[
+        tuple[int, int, bool], ...
+    ] = ()  # (word, cut, by nature) of files written with all under them
     # (word, cut, by nature, as trees, source words) of destinations the sources go into by name
     into: tuple[tuple[int, int, bool, bool, tuple[int, ...]], ...] = ()
 
@@ -362,7 +364,9 @@ class _Acc:
         self.dropped = False
         self.unknown_write = False
         self.tree = False  # an option made `into` destinations whole trees (`cp -r`)
-        self.into_values: list[tuple[int, int]] = []  # `-t DIR` (role `into`): placed once the operands are known
+        self.into_values: list[
+            tuple[int, int]
+        ] = []  # `-t DIR` (role `into`): placed once the operands are known
 
     def result(self, normal: list[int] | None) -> Analysis:
         if not (self.found or self.effects or self.notes or self.unknown_write) and normal is None:
