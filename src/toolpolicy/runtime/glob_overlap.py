@@ -318,6 +318,33 @@ def overlaps(glob: str, regex: str, *, spelled: bool = False, budget: Budget | N
     (`$(cmd)`, `$X`, `${X:-y}`): any text, `/` and a leading `.` included."""
     if budget is not None and budget.left <= 0:
         return True
+    key = (glob, regex, spelled)
+    known = _ANSWERS.get(key)
+    if known is not None:  # the search's answer and what it cost, charged as if it ran again
+        answer, cost = known
+        if budget is not None:
+            budget.left -= cost
+            if budget.left < 0:
+                return True
+        return answer
+    counted = budget if budget is not None else Budget(_UNBOUNDED)
+    left = counted.left
+    answer = _overlaps(glob, regex, spelled, counted)
+    if counted.left >= 0:  # a complete search (not cut short by the budget): kept
+        if len(_ANSWERS) >= _MAX_ANSWERS:
+            _ANSWERS.clear()
+        _ANSWERS[key] = (answer, left - counted.left)
+    return answer
+
+
+# complete answers by (glob, regex, spelled), with the states they cost: a tree write's destination
+# (the cwd, the home) and a rule's regex recur from call to call (a search is hundreds of states)
+_ANSWERS: dict[tuple[str, str, bool], tuple[bool, int]] = {}
+_MAX_ANSWERS = 8192
+_UNBOUNDED = 1 << 62  # a search without a budget is still counted (its cost is charged on a hit)
+
+
+def _overlaps(glob: str, regex: str, spelled: bool, budget: Budget | None) -> bool:
     try:
         nfa = _rule_nfa(regex)
     except Unsupported:
