@@ -214,3 +214,64 @@ def test_yolo_still_approves_globbed_writes_that_cannot_name_one(
     yolo: Engine, ws: Path, command: str
 ) -> None:
     assert _decide(yolo, command, ws) == "allow"
+
+
+@pytest.mark.parametrize(
+    ("bash", "python"),
+    [
+        (".[[=e=]]nv", ".?nv"),  # an equivalence class: any one character, a superset
+        (".[[.e.]]nv", ".?nv"),  # a collating symbol
+        ("[![:alpha:]]x", "?x"),
+        ("[a[:digit:]]x", "?x"),
+        ("[^x]y", "[!x]y"),  # bash's `^` negation
+        ("[ab]c", "[ab]c"),
+        ("[[=e", "[[=e"),  # unterminated: left as it is
+        ("\\*x", "[*]x"),
+    ],
+)
+def test_bash_brackets_become_python_globs_that_name_every_file_bash_names(bash: str, python: str) -> None:
+    from toolpolicy.runtime.shell_targets import _to_python_glob
+
+    assert _to_python_glob(bash) == python
+
+
+# --------------------------------------------------------------------------- R8-F1: expansions past the bound
+
+
+def _many_files(root: Path, n: int, denied: str) -> Path:
+    d = root / f"many{n}"
+    d.mkdir(exist_ok=True)
+    for i in range(n):
+        (d / f"f{i:03}.txt").write_text("x\n")
+    (d / denied).write_text("secret\n")
+    return d
+
+
+def test_every_file_a_glob_names_is_decided_past_the_old_bound_of_32(tmp_path: Path) -> None:
+    """A glob naming 41 files: the denied one sorts last, where the first 32 used to stop."""
+    d = _many_files(tmp_path, 40, "zz-secret.txt")
+    engine = Engine(
+        load_policy(text=POLICY.replace('"Read(./.env)"', '"Read(./zz-secret.txt)"')), hooks=False
+    )
+    assert _decide(engine, "cat *.txt", d) == "deny"
+    assert _decide(engine, "cat f0*.txt", d) == "allow"  # the same glob without the denied file
+
+
+def test_a_glob_naming_more_files_than_are_decided_asks(tmp_path: Path) -> None:
+    from toolpolicy.runtime.shell_targets import _MAX_FOUND
+
+    d = _many_files(tmp_path, _MAX_FOUND + 1, "zz.txt")
+    engine = Engine(load_policy(text=POLICY), hooks=False)
+    assert _decide(engine, "cat *.txt", d) == "ask"
+    assert _decide(engine, "cat f00*.txt", d) == "allow"  # ten files: all decided
+
+
+def test_a_brace_list_longer_than_the_bound_asks_even_when_every_name_is_harmless(
+    ws: Path, engine: Engine
+) -> None:
+    from toolpolicy.runtime.shell_targets import _MAX_PATHS
+
+    names = ",".join(f"a{i}" for i in range(_MAX_PATHS + 1))
+    assert _decide(engine, f"cat {{{names}}}", ws) == "ask"
+    names = ",".join(f"a{i}" for i in range(_MAX_PATHS))
+    assert _decide(engine, f"cat {{{names}}}", ws) == "allow"

@@ -234,9 +234,9 @@ def _bracket(glob: str, i: int) -> tuple[CharSet, int] | None:
         if ch == "]" and not first:
             return (negated, tuple(ranges)), j + 1
         first = False
-        if glob.startswith("[:", j):  # `[:alpha:]`: any character (a superset)
-            end = glob.find(":]", j + 2)
-            if end < 0:
+        if glob.startswith(("[:", "[=", "[."), j):  # `[:alpha:]`, `[=e=]`, `[.e.]`: any character
+            end = glob.find(glob[j + 1] + "]", j + 2)  # (a superset: classes, equivalences, collating
+            if end < 0:  # symbols all name characters bash's locale decides)
                 return None
             ranges.append((0, MAX_CHAR))
             j = end + 2

@@ -218,7 +218,9 @@ def _shell_writes(policy: Any, call: PreparedCall, matcher: Any) -> str | None:
         shown = shown.replace("\x06", "…")  # a tree (`DIR/…`): DIR with everything under it
         if target.startswith(PATTERN) and UNKNOWN in target:
             return f"`{shown}` may name any file, protected paths included"
-        paths, _known = expand(target, call.cwd, call.home)
+        paths, _known, whole = expand(target, call.cwd, call.home)
+        if not whole:
+            return f"`{shown}` names too many paths to check for protected paths"
         if any(_path_hits(p, call, matcher) for p in paths):
             return f"`{shown}` is a protected path"
         if target.startswith(PATTERN) and _glob_may_name(policy, call, target):

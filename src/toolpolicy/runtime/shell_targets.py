@@ -44,7 +44,8 @@ else:
 PATTERN = "\x00"
 SOFT = "\x05"  # a write the command makes by nature (`rm x`): only path denies and asks count
 READ_TOOLS = ("Read", "read_file", "view", "read", "ReadFile")
-_MAX_PATHS = 32  # paths one pattern may name that are decided
+_MAX_PATHS = 32  # brace forms of one pattern that are decided (more: the target asks)
+_MAX_FOUND = 256  # paths one pattern may name on the filesystem that are decided (more: it asks)
 _MAX_GLOB_NAMES = 8  # wildcard names a pattern may have and still be expanded against the filesystem
 _GLOB = lazy_compile(r"(?<!\\)[*?\[]")
 TAG_CWD = "\x01"  # `kinds.TAG_CWD`: a cwd path rule's regex starts with it
@@ -91,8 +92,13 @@ def _writes(
     for target in targets[:MAX_WRITE_CHECKS]:
         soft = target.startswith(SOFT)
         target = target[1:] if soft else target
-        paths, known = expand(target, call.cwd, call.home)
+        paths, known, whole = expand(target, call.cwd, call.home)
         shown = _shown(target)
+        if not whole and results[i][0] != "deny":
+            verdict.diagnostics.append(
+                f"`{shown}` is written by the command and names too many paths to check"
+            )
+            results[i] = ("ask", None)
         for path in paths:
             sub = _path_decision(engine, call, tool, path) if tool else RuleVerdict(None)
             if sub.decision == "deny":  # a write to a denied path denies, whatever the command
@@ -127,8 +133,11 @@ def _reads(
     tool: str,
 ) -> None:
     for target in targets[:MAX_WRITE_CHECKS]:
-        paths, _known = expand(target, call.cwd, call.home)
+        paths, _known, whole = expand(target, call.cwd, call.home)
         shown = _shown(target)
+        if not whole and results[i][0] != "deny":
+            verdict.diagnostics.append(f"`{shown}` is read by the command and names too many paths to check")
+            results[i] = ("ask", None)
         for path in paths:
             sub = _path_decision(engine, call, tool, path)
             if sub.decision == "deny":
@@ -267,7 +276,7 @@ def glob_forms(target: str, cwd: str, home: str) -> list[str]:
         return _tree_forms(target, cwd, home)
     out: list[str] = []
     unknown = shell_words.UNKNOWN
-    for form in _forms(target, home):
+    for form in itertools.islice(_forms(target, home), _MAX_PATHS):
         if unknown in form:  # the expansion as any text (`$X/x` may be absolute or relative)
             kept = "/" + form if form.startswith(unknown) else form
             if not kept.startswith("/"):
@@ -379,27 +388,34 @@ def _read_tool(policy: Any, mode: str) -> str:
     return ""
 
 
-def expand(target: str, cwd: str, home: str) -> tuple[list[str], bool]:
-    """The paths a target may name, and whether it is a known path (a literal)."""
+def expand(target: str, cwd: str, home: str) -> tuple[list[str], bool, bool]:
+    """The paths a target may name, whether it is a known path (a literal), and whether those
+    are all of them. Not all: more than _MAX_PATHS brace forms (`{a0,...,a31,.env}`) or more than
+    _MAX_FOUND files on the filesystem; the rest would go undecided, so the caller asks."""
     if not target.startswith(PATTERN):
-        return [target], True
+        return [target], True, True
     if target.endswith(TREE):
-        return [], False  # DEST is a target of its own; what lies under it is `_tree_guard`'s
-    out: list[str] = []
-    for form in _forms(target, home):
+        return [], False, True  # DEST is a target of its own; what lies under it is `_tree_guard`'s
+    forms = list(_forms(target, home))
+    whole = len(forms) <= _MAX_PATHS
+    out: dict[str, None] = {}
+    for form in forms[:_MAX_PATHS]:
         for fill in _fills(form, cwd, home):
             candidate = form.replace(shell_words.UNKNOWN, fill)
-            out.append(_unescape(candidate))
+            out[_unescape(candidate)] = None
             if _GLOB.search(candidate):
-                out.extend(_glob(candidate, cwd))
-        if len(out) >= _MAX_PATHS:
+                out.update(dict.fromkeys(_glob(candidate, cwd)))
+        if len(out) > _MAX_FOUND:
+            whole = False
             break
-    return list(dict.fromkeys(p for p in out if p))[:_MAX_PATHS], False
+    out.pop("", None)
+    return list(out)[:_MAX_FOUND], False, whole
 
 
 def _forms(target: str, home: str) -> Iterator[str]:
-    """Each brace form of a pattern target (escaped), with `~`, `$HOME` and `~user` put in."""
-    for form in shell_words.expand_braces(target[1:], _MAX_PATHS):
+    """Each brace form of a pattern target (escaped), with `~`, `$HOME` and `~user` put in: at
+    most _MAX_PATHS + 1 of them (one more than are decided, to tell that there are more)."""
+    for form in shell_words.expand_braces(target[1:], _MAX_PATHS + 1):
         form = form.replace(shell_words.HOME, _escape(home))
         if form.startswith("~"):  # `~user/...`
             head, sep, rest = form.partition("/")
@@ -426,7 +442,7 @@ def _glob(pattern: str, cwd: str) -> list[str]:
         return []
     full = pattern if pattern.startswith("/") else os.path.join(_escape(cwd), pattern)
     try:
-        return list(itertools.islice(glob.iglob(_to_python_glob(full)), _MAX_PATHS))
+        return list(itertools.islice(glob.iglob(_to_python_glob(full)), _MAX_FOUND + 1))
     except (OSError, ValueError, re.error):
         return []
 
@@ -436,8 +452,10 @@ def _wild_names(pattern: str) -> int:
 
 
 def _to_python_glob(pattern: str) -> str:
-    """Backslash escapes (bash) -> `[x]` classes (Python's glob has no backslash escape), and a
-    bracket negated with `^` -> `!` (bash reads `[^x]` as `[!x]`; Python's glob as a literal `^`)."""
+    """Backslash escapes (bash) -> `[x]` classes (Python's glob has no backslash escape), a
+    bracket negated with `^` -> `!` (bash reads `[^x]` as `[!x]`; Python's glob as a literal `^`),
+    and a bracket holding `[:class:]`, `[=e=]` or `[.e.]` (which Python's glob reads as plain
+    characters) -> `?`, any one character: a superset, so every file bash names is found."""
     out: list[str] = []
     i, n = 0, len(pattern)
     while i < n:
@@ -446,6 +464,9 @@ def _to_python_glob(pattern: str) -> str:
             nxt = pattern[i + 1]
             out.append("[" + nxt + "]" if nxt in "*?[" else nxt)
             i += 2
+        elif c == "[" and (end := _posix_bracket_end(pattern, i)) > 0:
+            out.append("?")
+            i = end
         elif c == "[" and pattern.startswith("^", i + 1):
             out.append("[!")
             i += 2
@@ -453,6 +474,28 @@ def _to_python_glob(pattern: str) -> str:
             out.append(c)
             i += 1
     return "".join(out)
+
+
+def _posix_bracket_end(pattern: str, i: int) -> int:
+    """The index after the bracket at `pattern[i] == "["` when it holds a `[:class:]`, `[=e=]`
+    or `[.e.]`; 0 otherwise (no such part, or unterminated)."""
+    j = i + 1
+    if j < len(pattern) and pattern[j] in "!^":
+        j += 1
+    posix, first = False, True
+    while j < len(pattern):
+        ch = pattern[j]
+        if ch == "]" and not first:
+            return j + 1 if posix else 0
+        first = False
+        if pattern.startswith(("[:", "[=", "[."), j):
+            end = pattern.find(pattern[j + 1] + "]", j + 2)
+            if end < 0:
+                return 0
+            posix, j = True, end + 2
+            continue
+        j += 2 if ch == "\\" else 1
+    return 0
 
 
 def _escape(text: str) -> str:

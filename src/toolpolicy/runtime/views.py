@@ -348,12 +348,9 @@ def shell_readings(view: Any, value: object) -> tuple[str, ...]:
     command as sent. `ip 'addr' 'del' x` is `ip addr del x` to bash, and to an exclusion regex."""
     if view is None or type(value) is not str:
         return ()
-    out: list[str] = []
-    for unit in view.units[:_MAX_READINGS]:
+    out: dict[str, None] = {}  # every simple command, once each (no bound: a 17th command's
+    for unit in view.units:  # words were never read, and its quoting hid what an exclusion excludes)
         for text in unit.allow_texts[:1]:
-            if text != value and text not in out:
-                out.append(text)
+            if text != value:
+                out[text] = None
     return tuple(out)
-
-
-_MAX_READINGS = 16  # simple commands of one call whose words a `when` also reads

@@ -268,6 +268,8 @@ def _long_view(text: str) -> ArgView:
 
 def _view_uncached(raw: str, digest: str = "bundled") -> ArgView:
     text = _clean(raw)
+    if "\x00" in text:  # bash drops NUL bytes from what it reads (a pipe, a pty): `cat .e\0nv` reads
+        return _opaque_view(text.replace("\x00", ""), "a NUL byte (bash drops it)", digest)  # .env
     try:
         walk = _Walk(_table(digest))
         units = walk.script(text, 0, taint=False, bases=_NO_BASES)

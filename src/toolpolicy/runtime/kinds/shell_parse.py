@@ -124,15 +124,35 @@ def parser() -> Parser:
     """The tree-sitter-bash parser, built on first use: a plain command (most of them) never needs
     it, so `policy hook` on `git status` does not load tree-sitter at all."""
     if not _PARSER:
-        binding = sys.modules.get("tree_sitter") or _extension("tree_sitter")
-        if binding is None:
-            import tree_sitter as binding
-
-        _PARSER.append(binding.Parser(binding.Language(_bash_language())))
+        _PARSER.append(_new_parser())
     return _PARSER[0]
 
 
+def _new_parser() -> Parser:
+    binding = sys.modules.get("tree_sitter") or _extension("tree_sitter")
+    if binding is None:
+        import tree_sitter as binding
+    return binding.Parser(binding.Language(_bash_language()))
+
+
+def _watched_parser() -> Parser:
+    """This thread's parser for watched parses. A parse with Python callbacks (the reader and the
+    progress watch) lets other threads run in the middle of it, and a tree-sitter parser is not
+    reentrant: a second thread parsing on the same parser crashes the process. A plain parse holds
+    the GIL from start to end (py-tree-sitter allocates through PyMem), so one shared parser
+    serves those."""
+    if not _LOCAL:
+        import threading  # here: the hook's run on a short command never imports it
+
+        _LOCAL.append(threading.local())
+    mine: Parser | None = getattr(_LOCAL[0], "parser", None)
+    if mine is None:
+        mine = _LOCAL[0].parser = _new_parser()
+    return mine
+
+
 _PARSER: list[Parser] = []
+_LOCAL: list[Any] = []  # [threading.local()] once a long text was parsed
 
 
 class StdinText(Record):
@@ -181,10 +201,10 @@ def parse_script(text: str, depth: int = 0) -> list[Command]:
 
 def _parse(text: str) -> Any:
     data = text.encode("utf-8")
-    ts = _PARSER[0] if _PARSER else parser()
     if len(data) <= _WATCHED_BYTES:
-        tree = ts.parse(data)
+        tree = (_PARSER[0] if _PARSER else parser()).parse(data)
     else:  # a long text is parsed under a watch: at most PARSE_SECONDS, or it is not parsed
+        ts = _watched_parser()
         deadline = time.thread_time() + PARSE_SECONDS
 
         def stop(_offset: int, has_error: bool) -> bool:
