@@ -134,3 +134,16 @@ def test_the_format_rejects_an_unknown_role() -> None:
 
     with pytest.raises(PolicyError):
         load_policy(text=YOLO + "commands:\n  t:\n    operands: [trees...]\n")
+
+
+def test_an_unknown_destination_asks_rather_than_denies(ws: Path, home: Path) -> None:
+    # `$(...)` may name `.` or a branch: it may lie over a denied path, it is not known to
+    assert _decide(DENY, "git checkout $(git rev-parse HEAD~1)", ws, home) == "ask"
+    assert _decide(DENY, 'rsync -a evil/ "$DEST"', ws, home) == "ask"
+
+
+def test_git_restore_of_the_index_only_is_no_tree_write(ws: Path, home: Path) -> None:
+    # git-restore(1): `--staged` alone restores the index; the files stay as they are
+    assert "\x05\x00./\x06" not in shell.view("git restore --staged .").units[0].writes
+    assert _decide(DENY, "git restore --staged .", ws, home) == "allow"
+    assert _decide(DENY, "git restore --worktree .", ws, home) == "deny"

@@ -201,6 +201,12 @@ def _tree_guard(
         rule = _guarding_rule(engine, call, tool, forms, only=decision)
         if rule is None:
             continue
+        if decision == "deny" and any(UNKNOWN in f for f in forms):  # DEST not known: it may lie there
+            verdict.diagnostics.append(
+                f"`{shown}` is written with everything under it by the command and may hold a path rule {rule.id} denies: needs approval"
+            )
+            results[i] = ("ask", rule)
+            return False
         if decision == "deny":
             verdict.diagnostics.append(
                 f"`{shown}` is written with everything under it by the command, and rule {rule.id} denies a path there"
