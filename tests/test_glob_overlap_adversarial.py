@@ -214,7 +214,6 @@ SHOPT = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R8-F4: shopt dotglob/nocaseglob change what a glob names")
 @pytest.mark.parametrize("command", SHOPT)
 def test_a_glob_after_shopt_dotglob_or_nocaseglob_is_not_allowed(
     engines: dict[str, Engine], dirs: tuple[Path, Path], command: str
@@ -226,9 +225,6 @@ def test_a_glob_after_shopt_dotglob_or_nocaseglob_is_not_allowed(
     assert decide(engines["user"], command, dirs) in ("deny", "ask")
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R8-F4: dotglob (shopt or a GLOBIGNORE assignment) makes `*` name .claude"
-)
 @pytest.mark.parametrize(
     "command", ["shopt -s dotglob\ncp evil */settings.json", "GLOBIGNORE=x; cp evil */settings.json"]
 )
@@ -275,3 +271,23 @@ def test_very_long_globs_are_decided_and_never_allowed_when_they_may_name_the_de
 ) -> None:
     # bounded by the search budget: a refusal or an ask, never an allow once the budget runs out
     assert decide(engines["user"], f"cat {glob}", dirs) in ("deny", "ask")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sh'opt' -s dotglob; cat ~/*/id_rsa",
+        "bash -O dotglob -c 'cat ~/*/id_rsa'",
+        "export GLOBIGNORE=x; cat ~/*/id_rsa",
+    ],
+)
+def test_other_spellings_of_a_glob_option_change_ask_too(
+    engines: dict[str, Engine], dirs: tuple[Path, Path], command: str
+) -> None:
+    assert decide(engines["user"], command, dirs) in ("deny", "ask")
+
+
+def test_a_glob_option_change_leaves_commands_without_globs_alone(
+    engines: dict[str, Engine], dirs: tuple[Path, Path]
+) -> None:
+    assert decide(engines["user"], "shopt -s dotglob; cat README.md", dirs) == "allow"

@@ -45,9 +45,6 @@ OTHER_SENDERS = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R8-F8: network-capable read-only programs carry command output/secrets"
-)
 @pytest.mark.parametrize("command", OTHER_SENDERS)
 def test_a_request_built_from_command_output_by_another_allowed_program_is_not_allowed(
     packs: Engine, command: str

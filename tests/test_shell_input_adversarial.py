@@ -185,7 +185,9 @@ def test_yolo_asks_for_git_restore_of_a_protected_file(yolo: Engine, repo: Path,
 @pytest.mark.parametrize("command", ["rm -rf /\x00", "r\x00m -rf /", "echo ok; rm -rf\x00 /"])
 def test_a_deny_rule_sees_the_command_bash_reads_without_its_nul(command: str) -> None:
     engine = Engine(
-        load_policy(text='version: 1\nprofile: claude-code\ndefault: allow\npermissions:\n  deny: ["Bash(rm -rf *)"]\n'),
+        load_policy(
+            text='version: 1\nprofile: claude-code\ndefault: allow\npermissions:\n  deny: ["Bash(rm -rf *)"]\n'
+        ),
         hooks=False,
     )
     assert engine.decide("Bash", {"command": command}).decision == "deny"

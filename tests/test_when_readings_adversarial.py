@@ -133,7 +133,6 @@ SECRET_PRINTS = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R8-F7: kubectl get secret/NAME with an attached -o prints the Secret")
 @pytest.mark.parametrize("command", SECRET_PRINTS)
 def test_a_secrets_values_printed_with_an_attached_output_option_are_not_allowed(
     packs: Engine, command: str

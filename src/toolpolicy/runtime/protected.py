@@ -205,7 +205,7 @@ def _path_hits(text: str, call: PreparedCall, matcher: Any) -> bool:
 
 def _shell_writes(policy: Any, call: PreparedCall, matcher: Any) -> str | None:
     from .kinds.shell_words import HOME, UNKNOWN
-    from .shell_targets import PATTERN, SOFT, expand
+    from .shell_targets import PATTERN, SOFT, expand, glob_options_changed
 
     view = call.primary
     if view is None:
@@ -213,6 +213,10 @@ def _shell_writes(policy: Any, call: PreparedCall, matcher: Any) -> str | None:
     targets = [t[1:] if t.startswith(SOFT) else t for u in view.units for t in u.writes]
     if len(targets) > MAX_TARGETS:
         return f"the command writes {len(targets)} files, too many to check for protected paths"
+    if any(t.startswith(PATTERN) for t in targets) and glob_options_changed(view):
+        return (
+            "the command writes through a glob after changing how bash expands globs (`shopt`, `GLOBIGNORE`)"
+        )
     for target in targets:
         shown = target[1:].replace(HOME, "~").replace(UNKNOWN, "$…") if target.startswith(PATTERN) else target
         shown = shown.replace("\x06", "…")  # a tree (`DIR/…`): DIR with everything under it

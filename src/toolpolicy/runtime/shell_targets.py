@@ -71,8 +71,32 @@ def check_targets(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> R
             _writes(engine, call, verdict, results, i, unit.writes)
         if results[i][0] != "deny" and unit.reads and read_tool:
             _reads(engine, call, verdict, results, i, unit.reads, read_tool)
+    if glob_options_changed(view):
+        for i, unit in enumerate(view.units):
+            if results[i][0] not in ("deny", "ask") and _has_pattern(unit):
+                verdict.diagnostics.append("a glob after `shopt`/`GLOBIGNORE`: bash may expand it otherwise")
+                results[i] = ("ask", None)
     out = RuleVerdict(None, matched=verdict.matched, diagnostics=verdict.diagnostics, floor=verdict.floor)
     return combine(results, out)
+
+
+def glob_options_changed(view: Any) -> bool:
+    """Whether the command may change how bash expands globs (`shopt -s dotglob|nocaseglob|
+    globstar|extglob`, `GLOBIGNORE=...`, which also turns dotglob on, `bash -O dotglob`): the
+    targets' globs are then read under options the model does not follow (it assumes bash's
+    defaults), so a unit with one never allows. Read on the text as sent and on each simple
+    command's words as bash reads them (`sh'opt'` is `shopt`)."""
+    search = _GLOB_OPTIONS.search
+    return any(search(t) for t in view.whole) or any(
+        search(t) for u in view.units for t in (*u.allow_texts[:1], *u.deny_texts)
+    )
+
+
+_GLOB_OPTIONS = lazy_compile(r"shopt|GLOBIGNORE|BASHOPTS|[-+]O\s*\S*glob")
+
+
+def _has_pattern(unit: Any) -> bool:
+    return any(t.startswith(PATTERN) or t.startswith(SOFT + PATTERN) for t in (*unit.writes, *unit.reads))
 
 
 def _writes(

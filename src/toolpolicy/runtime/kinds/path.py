@@ -768,14 +768,27 @@ def _unit(path: str | None, bases: tuple[str, ...], *, allow: bool) -> Unit:
 
 
 def _with_raw(unit: Unit, text: str, c: _Ctx) -> Unit:
-    """Add the raw value and NUL-truncated / `~user` readings to the deny texts."""
+    """Add the raw value and NUL-truncated / `~user` readings to the deny texts, and, for a call
+    whose home is not the one the policy's `~` was compiled with (the process's), the path read
+    under the policy's home: `Read(~/.ssh/**)` guards the call's `~/.ssh` too."""
     extra = [text]
+    own = _process_home()
+    if c.home and own and c.home != own and unit.deny_texts:
+        path = unit.deny_texts[0]
+        if path == c.home or path.startswith(c.home + "/"):
+            extra.append(own + path[len(c.home) :])
     if "\x00" in text:
         extra.append(normalise(_expand_home(text.split("\x00", 1)[0], c.home), c.cwd))
     if text.startswith("~") and text != "~" and not text.startswith("~/") and len(text) <= MAX_PATH:
         extra.append(_expand_user(text, c.cwd))
     deny = tuple(dict.fromkeys((*unit.deny_texts, *extra)))
     return Unit(allow_texts=unit.allow_texts, deny_texts=deny)
+
+
+def _process_home() -> str:
+    """The home the policy's `~` rules were compiled with (`compile_spec`: `$HOME`), normalised."""
+    home = os.path.expanduser("~")
+    return normalise(home, "/") if home.startswith("/") else ""
 
 
 def _expand_user(text: str, cwd: str) -> str:
