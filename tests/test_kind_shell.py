@@ -828,10 +828,14 @@ def test_a_newline_ends_a_command_whatever_tree_sitter_reads(text: str) -> None:
 
 def test_git_restore_writes_the_files_it_names() -> None:
     # git-restore(1): restores the named working-tree paths from a commit (`--source`)
+    # (a path may be a directory: each is written with everything under it, `DIR/\x06`)
     assert view("git restore --source=HEAD~1 .claude/settings.json").units[0].writes == (
         "\x05.claude/settings.json",
+        "\x05\x00.claude/settings.json/\x06",
     )
-    assert view("git restore -s main -- a.txt b.txt").units[0].writes == ("\x05a.txt", "\x05b.txt")
+    assert view("git restore -s main -- a.txt b.txt").units[0].writes == (
+        "\x05a.txt", "\x05\x00a.txt/\x06", "\x05b.txt", "\x05\x00b.txt/\x06",
+    )  # fmt: skip
     assert view("git status").units[0].writes == ()
 
 

@@ -134,11 +134,13 @@ class PolicyTest(_Model):
 
 
 Role = Literal[
-    "data", "read", "write", "script", "code", "command", "at-read", "sed", "awk", "directory", "prefix"
-]
+    "data", "read", "write", "script", "code", "command", "at-read", "sed", "awk", "directory", "prefix",
+    "tree", "into",
+]  # fmt: skip
 OperandRole = Literal[
     "data", "read", "write", "output", "script", "code", "command", "subcommand", "at-read", "sed", "awk",
-    "prefix", "data...", "read...", "write...", "output...", "script...", "code...", "at-read...",
+    "prefix", "tree", "into", "data...", "read...", "write...", "output...", "script...", "code...",
+    "at-read...", "tree...",
 ]  # fmt: skip
 Effect = Literal["write", "exec", "network", "secret", "delete"]
 
@@ -151,7 +153,10 @@ class OptionDecl(_Model):
     effects: Effect | list[Effect] = Field(default_factory=list, description="what the option makes it do")
     until: list[str] = Field(default_factory=list, description="role command: the words up to one of these")
     instead_of: Role | None = Field(default=None, description="the operand role this option stands in for")
-    operands_become: Role | None = Field(default=None, description="`read` operands become this role")
+    operands_become: Role | dict[Role, Role] | None = Field(
+        default=None, description="`read` operands become this role (a mapping: these roles become those)"
+    )
+    writes_tree: bool = Field(default=False, description="`into` destinations are written as whole trees")
     note: str | None = None
 
 
@@ -169,6 +174,8 @@ OptionShorthand = Literal[
     "sed",
     "awk",
     "directory",
+    "tree",
+    "into",
 ]
 
 
@@ -187,6 +194,7 @@ class CommandDecl(_Model):
     inherit: bool = Field(default=False, description="the options are valid after a subcommand too")
     abbrev: bool = Field(default=True, description="unambiguous prefixes of long options are accepted")
     unknown: Literal["flag", "exec"] = Field(default="flag", description="what an unlisted option means")
+    writes_tree: bool = Field(default=False, description="`into` destinations are written as whole trees")
 
 
 class PolicyDocument(_Model):

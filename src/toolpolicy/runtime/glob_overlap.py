@@ -181,6 +181,7 @@ def _charset(ranges: tuple[tuple[int, int], ...], negated: bool, fold: bool) -> 
 LITERAL, ONE, STAR, ANY_TEXT = 0, 1, 2, 3  # token kinds: a literal character, `?` or `[...]`, `*`,
 # and `UNKNOWN` (an expansion whose value is not known: any text, `/` and a leading `.` included)
 UNKNOWN = "\x1a"  # `shell_words.UNKNOWN`
+TREE = "\x06"  # `shell_words.TREE`: ends `DIR/TREE`, everything under DIR (any text, as UNKNOWN)
 # where the search is in the path: inside a name, at a name's start, at a name's start that a
 # `*` has already matched nothing at (no `.` may start the name any more)
 NOT_AT_NAME, AT_NAME, NAME_AFTER_STAR = 0, 1, 2
@@ -200,7 +201,7 @@ def _glob_tokens(glob: str) -> list[Token]:
         if ch == "\\" and i + 1 < n:
             out.append(_literal(glob[i + 1]))
             i += 2
-        elif ch == UNKNOWN:
+        elif ch in (UNKNOWN, TREE):
             if not out or out[-1][0] != ANY_TEXT:
                 out.append((ANY_TEXT, ANY))
             i += 1
@@ -317,6 +318,33 @@ def overlaps(glob: str, regex: str, *, spelled: bool = False, budget: Budget | N
     (`$(cmd)`, `$X`, `${X:-y}`): any text, `/` and a leading `.` included."""
     if budget is not None and budget.left <= 0:
         return True
+    key = (glob, regex, spelled)
+    known = _ANSWERS.get(key)
+    if known is not None:  # the search's answer and what it cost, charged as if it ran again
+        answer, cost = known
+        if budget is not None:
+            budget.left -= cost
+            if budget.left < 0:
+                return True
+        return answer
+    counted = budget if budget is not None else Budget(_UNBOUNDED)
+    left = counted.left
+    answer = _overlaps(glob, regex, spelled, counted)
+    if counted.left >= 0:  # a complete search (not cut short by the budget): kept
+        if len(_ANSWERS) >= _MAX_ANSWERS:
+            _ANSWERS.clear()
+        _ANSWERS[key] = (answer, left - counted.left)
+    return answer
+
+
+# complete answers by (glob, regex, spelled), with the states they cost: a tree write's destination
+# (the cwd, the home) and a rule's regex recur from call to call (a search is hundreds of states)
+_ANSWERS: dict[tuple[str, str, bool], tuple[bool, int]] = {}
+_MAX_ANSWERS = 8192
+_UNBOUNDED = 1 << 62  # a search without a budget is still counted (its cost is charged on a hit)
+
+
+def _overlaps(glob: str, regex: str, spelled: bool, budget: Budget | None) -> bool:
     try:
         nfa = _rule_nfa(regex)
     except Unsupported:

@@ -219,6 +219,7 @@ def _shell_writes(policy: Any, call: PreparedCall, matcher: Any) -> str | None:
         )
     for target in targets:
         shown = target[1:].replace(HOME, "~").replace(UNKNOWN, "$…") if target.startswith(PATTERN) else target
+        shown = shown.replace("\x06", "…")  # a tree (`DIR/…`): DIR with everything under it
         if target.startswith(PATTERN) and UNKNOWN in target:
             return f"`{shown}` may name any file, protected paths included"
         paths, _known, whole = expand(target, call.cwd, call.home)
@@ -238,7 +239,7 @@ def _glob_may_name(policy: Any, call: PreparedCall, target: str) -> bool:
     import re
 
     from .glob_overlap import Budget, overlaps
-    from .shell_targets import TAG_CWD, glob_forms
+    from .shell_targets import TAG_CWD, glob_forms, tree_spelled
 
     forms = glob_forms(target, call.cwd, call.home)
     if not forms:
@@ -248,7 +249,7 @@ def _glob_may_name(policy: Any, call: PreparedCall, target: str) -> bool:
     budget = Budget(_OVERLAP_BUDGET)
     for regex in regexes:
         regex = regex.replace(TAG_CWD, cwd_text)
-        if any(overlaps(form, regex, budget=budget) for form in forms):
+        if any(overlaps(form, regex, spelled=tree_spelled(form), budget=budget) for form in forms):
             return True
     return False
 

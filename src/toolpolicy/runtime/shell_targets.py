@@ -15,6 +15,10 @@ read) as calls of its read tool (`Read`, `read_file`...):
   bash would: braces, `~` and `$HOME` from the call's home, globs against the filesystem relative
   to the call's cwd (what bash would do when it runs), and an unknown expansion tried as the home
   directory, the cwd, `/` and nothing. Each path it may name is decided; any deny denies.
+* a tree (`\\x00 DEST/TREE`: `rsync -a x/ DEST`, `cp -r x DIR`, `git checkout -- PATH`, see
+  `kinds/shell_trees.py`) is DEST and everything under it: a deny or ask rule of the write tool that
+  names a path under DEST by DEST's own spelling (`Edit(.claude/**)` under `.`, `Edit(~/.ssh/**)`
+  under `~`; not a rule that floats to any depth, `**/*.pem`, unless DEST is `/`) denies or asks.
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ _MAX_GLOB_NAMES = 8  # wildcard names a pattern may have and still be expanded a
 _GLOB = lazy_compile(r"(?<!\\)[*?\[]")
 TAG_CWD = "\x01"  # `kinds.TAG_CWD`: a cwd path rule's regex starts with it
 UNKNOWN = "\x1a"  # `shell_words.UNKNOWN`: an expansion whose value is not known
+TREE = "\x06"  # `shell_words.TREE`: a target `DIR/TREE` is everything under DIR
+_ROOT_TREE = "/" + TREE
 
 
 def check_targets(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> RuleVerdict:
@@ -131,7 +137,10 @@ def _writes(
             if results[i][0] == "allow" and not covered and sub.decision != "allow":
                 verdict.diagnostics.append(f"`{shown}` is written by the command: not allowed")
                 results[i] = ("ask", sub.rule)
-        if tool and target.startswith(PATTERN) and results[i][0] != "ask":
+        if tool and target.endswith(TREE) and target.startswith(PATTERN) and results[i][0] != "deny":
+            if _tree_guard(engine, call, verdict, results, i, target, tool):
+                return
+        elif tool and target.startswith(PATTERN) and results[i][0] != "ask":
             _glob_guard(engine, call, verdict, results, i, target, tool, "written")
         if not known and not soft and results[i][0] == "allow":
             verdict.diagnostics.append(f"`{shown}` is written by the command and is not a known path")
@@ -197,8 +206,57 @@ def _glob_guard(
         results[i] = ("ask", rule)
 
 
-def _guarding_rule(engine: Engine, call: PreparedCall, tool: str, globs: list[str]) -> Any:
-    """The first deny or ask rule of `tool` (in file order) some path of the `globs` matches."""
+def _tree_guard(
+    engine: Engine,
+    call: PreparedCall,
+    verdict: RuleVerdict,
+    results: list[tuple[str | None, Any]],
+    i: int,
+    target: str,
+    tool: str,
+) -> bool:
+    """A tree write (DEST and everything under it) meets the deny and ask rules of `tool` that lie
+    at or under DEST: a deny denies (True: the unit is decided), an ask asks."""
+    forms = glob_forms(target, call.cwd, call.home)
+    shown = _shown(target[: -len(_ROOT_TREE)] or "/")
+    for decision in ("deny", "ask"):
+        if decision == "ask" and results[i][0] == "ask":
+            return False
+        rule = _guarding_rule(engine, call, tool, forms, only=decision)
+        if rule is None:
+            continue
+        if decision == "deny" and any(UNKNOWN in f for f in forms):  # DEST not known: it may lie there
+            verdict.diagnostics.append(
+                f"`{shown}` is written with everything under it by the command and may hold a path rule {rule.id} denies: needs approval"
+            )
+            results[i] = ("ask", rule)
+            return False
+        if decision == "deny":
+            verdict.diagnostics.append(
+                f"`{shown}` is written with everything under it by the command, and rule {rule.id} denies a path there"
+            )
+            results[i] = ("deny", rule)
+            return True
+        verdict.diagnostics.append(
+            f"`{shown}` is written with everything under it by the command, and rule {rule.id} guards a path there: needs approval"
+        )
+        results[i] = ("ask", rule)
+    return False
+
+
+def tree_spelled(form: str) -> bool:
+    """Whether a tree form (`/abs/DEST/TREE`) is weighed by DEST's spelling (`glob_overlap`'s
+    `spelled`): a rule counts only where DEST's own text meets the rule's literal text, so a
+    rule that floats to any depth (`**/*.pem`, a bare `.npmrc`) does not lie under every
+    directory. Not for `/` (everything lies under it) or a DEST with an unknown expansion."""
+    return form.endswith(TREE) and UNKNOWN not in form and form != _ROOT_TREE
+
+
+def _guarding_rule(
+    engine: Engine, call: PreparedCall, tool: str, globs: list[str], only: str | None = None
+) -> Any:
+    """The first deny or ask rule of `tool` (in file order; `only`: of that decision) some path of
+    the `globs` matches."""
     if not globs:
         return None
     from .glob_overlap import Budget, overlaps
@@ -211,7 +269,7 @@ def _guarding_rule(engine: Engine, call: PreparedCall, tool: str, globs: list[st
     budget = Budget(_OVERLAP_BUDGET + _OVERLAP_PER_RULE * len(plan.rules))
     cwd_text: str | None = None
     for p, rule in enumerate(plan.rules):
-        if rule.decision == "allow" or plan.need[p] != 1:
+        if rule.decision == "allow" or plan.need[p] != 1 or (only is not None and rule.decision != only):
             continue  # an allow guards nothing; a rule on another argument never holds for a bare path
         cond = rule.conds[0]
         if cond.key is not None and cond.key not in plan.primary_keys:
@@ -226,7 +284,12 @@ def _guarding_rule(engine: Engine, call: PreparedCall, tool: str, globs: list[st
                 cwd_text = re.escape(call.cwd.rstrip("/") + "/")
             regex = regex.replace(TAG_CWD, cwd_text)
         # a glob is weighed by what it spells; an unknown expansion may be any text at all
-        if any(overlaps(g, regex, spelled=UNKNOWN not in g, budget=budget) for g in globs):
+        if any(
+            overlaps(
+                g, regex, spelled=tree_spelled(g) if g.endswith(TREE) else UNKNOWN not in g, budget=budget
+            )
+            for g in globs
+        ):
             return rule
     return None
 
@@ -239,6 +302,8 @@ _OVERLAP_BUDGET, _OVERLAP_PER_RULE = 20_000, 16
 def glob_forms(target: str, cwd: str, home: str) -> list[str]:
     """The absolute bash globs (backslash escapes) a pattern target stands for: braces expanded,
     `~` and `$HOME` as the home directory, an unknown expansion tried as `expand` tries it."""
+    if target.endswith(TREE):
+        return _tree_forms(target, cwd, home)
     out: list[str] = []
     unknown = shell_words.UNKNOWN
     for form in itertools.islice(_forms(target, home), _MAX_PATHS):
@@ -257,6 +322,21 @@ def glob_forms(target: str, cwd: str, home: str) -> list[str]:
         if len(out) >= _MAX_PATHS:
             break
     return list(dict.fromkeys(out))[:_MAX_PATHS]
+
+
+def _tree_forms(target: str, cwd: str, home: str) -> list[str]:
+    """The absolute forms `DEST/TREE` of a tree target: DEST's braces, `~` and globs as
+    `glob_forms` has them, a plain DEST too, an unknown expansion kept as any text."""
+    out: list[str] = []
+    for form in _forms(target[: -len(TREE)], home):
+        if form.startswith(UNKNOWN):  # the expansion as any text (`$X/x` may be absolute or relative)
+            form = "/" + form
+        elif not form.startswith("/"):
+            form = _escape(cwd.rstrip("/")) + "/" + form
+        out.append(_lexical_glob(form).rstrip("/") + "/" + TREE)
+        if len(out) >= _MAX_PATHS:
+            break
+    return list(dict.fromkeys(out))
 
 
 def _lexical_glob(glob: str) -> str:
@@ -351,6 +431,8 @@ def expand(target: str, cwd: str, home: str) -> tuple[list[str], bool, bool]:
     _MAX_FOUND files on the filesystem; the rest would go undecided, so the caller asks."""
     if not target.startswith(PATTERN):
         return [target], True, True
+    if target.endswith(TREE):
+        return [], False, True  # DEST is a target of its own; what lies under it is `_tree_guard`'s
     forms = list(_forms(target, home))
     whole = len(forms) <= _MAX_PATHS
     out: dict[str, None] = {}

@@ -720,6 +720,11 @@ class _Walk:
             strict = name == "tee"  # tee writes like `>` does (and always did here)
             for i, cut in a.operand_writes:
                 facts.writes.extend(t if strict else SOFT + t for t in _word_targets(words[i], cut, bases))
+            if a.trees or a.into:  # `rsync x/ DEST`, `cp -r x DIR`: destinations with all under them
+                from . import shell_trees
+
+                facts.writes.extend(shell_trees.trees(words, a.trees, bases, _word_targets, SOFT))
+                facts.writes.extend(shell_trees.into(words, a.into, bases, _word_targets, SOFT))
             if a.unknown_write:
                 facts.writes.append(_DYN + UNKNOWN)
             if name in _LINKERS and any(".." in words[i].value.split("/") for i, _ in a.operand_writes):

@@ -59,6 +59,8 @@ ROLES = (
     "at-read",  # data, or a file read when it starts with `@` (`curl -d @file`)
     "directory",  # the directory the program works in (`git -C DIR`, `make -C DIR`, `env --chdir DIR`)
     "prefix",  # the start of the names of files it writes (`split IN PREFIX`, `csplit -f PREFIX`)
+    "tree",  # a file or directory written with everything under it (`rsync SRC DEST`, `git checkout -- PATH`)
+    "into",  # a destination: the file written, or the directory the other file operands go into by name
 )
 # What an option or a subcommand makes the command do (beyond its operands' roles).
 EFFECTS = ("write", "exec", "network", "secret", "delete")
@@ -78,6 +80,8 @@ class Opt(Record):
     instead_of: str | None = None  # the operand role it stands in for (`sed -e` replaces the script)
     operands_become: str | None = None  # operands of role `read` become this (`sed -i`: write)
     note: str = ""  # what it does, for `--explain`
+    becomes: tuple[tuple[str, str], ...] = ()  # other roles operands take instead (`cp -T`: into -> tree)
+    writes_tree: bool = False  # `into` destinations are written as whole trees (`cp -r`)
 
 
 class Spec(Record):
@@ -100,6 +104,7 @@ class Spec(Record):
     note: str
     code_option: bool  # an option takes inline code (`python -c`, `node -e`): stdin may be code too
     effect_notes: tuple[str, ...] = ()  # the notes `effects` adds, worded once when the spec is built
+    writes_tree: bool = False  # `into` destinations are written as whole trees (`mv`)
 
 
 class Subcommands:
@@ -144,6 +149,11 @@ class Analysis(Record):
     chdirs: tuple[tuple[int, int], ...] = ()  # (word index, characters to cut) of directories it works in
     prefixes: tuple[tuple[int, int], ...] = ()  # the same, of name prefixes of files it writes
     quiet: bool = True  # no word is a file, script, code or command (the index fields above are empty)
+    trees: tuple[
+        tuple[int, int, bool], ...
+    ] = ()  # (word, cut, by nature) of files written with all under them
+    # (word, cut, by nature, as trees, source words) of destinations the sources go into by name
+    into: tuple[tuple[int, int, bool, bool, tuple[int, ...]], ...] = ()
 
 
 _EMPTY = Analysis()
@@ -210,6 +220,7 @@ def build_spec(name: str, data: Mapping[str, Any]) -> Spec:
         note=note,
         code_option=any(o.role == "code" for o in (*short.values(), *longs.values())),
         effect_notes=_effect_notes(effects, f"`{name}`", note),
+        writes_tree=bool(data.get("writes_tree", False)),
     )
 
 
@@ -228,6 +239,10 @@ def _build_opt(spellings: str, body: Any) -> Opt:
     body = dict(body or {})
     role = body.get("value", "none")
     optional = bool(body.get("optional", False))
+    become = body.get("operands_become")
+    becomes: tuple[tuple[str, str], ...] = ()
+    if isinstance(become, Mapping):  # `{into: tree}`: these roles become those
+        becomes, become = tuple(become.items()), become.get("read")
     takes = NONE if role == "none" else (OPTIONAL if optional else REQUIRED)
     return Opt(
         name=name,
@@ -236,8 +251,10 @@ def _build_opt(spellings: str, body: Any) -> Opt:
         effects=frozenset(_as_list(body.get("effects"))),
         until=tuple(_as_list(body.get("until"))),
         instead_of=body.get("instead_of"),
-        operands_become=body.get("operands_become"),
+        operands_become=become,
         note=str(body.get("note", "")),
+        becomes=becomes,
+        writes_tree=bool(body.get("writes_tree", False)),
     )
 
 
@@ -331,16 +348,15 @@ def analyse(words: Sequence[str], table: Table, spec: Spec | None = None) -> Ana
 
 
 # What `_Acc.found` holds: (field, item), the field an index into the lists of `Analysis`.
-_READS, _WRITES, _OPERAND_WRITES, _AT_READS, _SCRIPTS, _CODE, _COMMANDS, _NAMED_READS, _CHDIRS, _PREFIXES = (
-    range(10)
-)
+(_READS, _WRITES, _OPERAND_WRITES, _AT_READS, _SCRIPTS, _CODE, _COMMANDS, _NAMED_READS, _CHDIRS, _PREFIXES,
+ _TREES, _INTO) = range(12)  # fmt: skip
 
 
 class _Acc:
     """What `_walk` finds: the word roles in one list, in order (most commands find none, so
     one list to make, not ten), sorted into the fields of an `Analysis` at the end."""
 
-    __slots__ = ("dropped", "effects", "found", "notes", "unknown_write")
+    __slots__ = ("dropped", "effects", "found", "into_values", "notes", "tree", "unknown_write")
 
     def __init__(self) -> None:
         self.found: list[tuple[int, object]] = []
@@ -348,6 +364,10 @@ class _Acc:
         self.notes: list[str] = []
         self.dropped = False
         self.unknown_write = False
+        self.tree = False  # an option made `into` destinations whole trees (`cp -r`)
+        self.into_values: list[
+            tuple[int, int]
+        ] = []  # `-t DIR` (role `into`): placed once the operands are known
 
     def result(self, normal: list[int] | None) -> Analysis:
         if not (self.found or self.effects or self.notes or self.unknown_write) and normal is None:
@@ -380,11 +400,13 @@ class _Acc:
                 by[_CHDIRS],
                 by[_PREFIXES],
                 not self.found,
+                by[_TREES],
+                by[_INTO],
             ),
         )
 
 
-_NO_FINDINGS: list[tuple[object, ...]] = [()] * 10
+_NO_FINDINGS: list[tuple[object, ...]] = [()] * 12
 _NO_SKIPPED: set[str] = set()  # never added to: `_walk` makes a new set instead
 _new_analysis = tuple.__new__  # `Analysis(...)` without the namedtuple's Python-level `__new__`
 _NO_EFFECTS: frozenset[str] = frozenset()
@@ -402,6 +424,7 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
     operands: list[int] = []
     skipped: set[str] = _NO_SKIPPED  # made a set when an option first skips a role
     become: str | None = None
+    becomes: dict[str, str] | None = None  # other roles operands take instead (`cp -T`: into -> tree)
     opts_done = False
     spec_words = spec.words
     subs = spec.subcommands
@@ -477,6 +500,8 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
                     if o.effects:
                         _option(acc, o, "-" + w[j], None, 0, words)
                     become = o.operands_become or become
+                    if o.becomes or o.writes_tree:
+                        becomes = _retarget(acc, o, becomes)
                     if o.instead_of:
                         skipped = {*skipped, o.instead_of}
                     continue
@@ -497,6 +522,8 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
             if opt.effects or (value is not None and opt.role != "data"):  # else `_option` adds nothing
                 _option(acc, opt, w, value, cut, words)
             become = opt.operands_become or become
+            if opt.becomes or opt.writes_tree:
+                becomes = _retarget(acc, opt, becomes)
             if opt.instead_of:
                 skipped = {*skipped, opt.instead_of}
         if step == 1:
@@ -504,9 +531,23 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
         else:
             kept.extend(range(i, min(i + step, n)))
         i += step
-    if operands:
-        _operands(words, spec, operands, skipped, become, acc)
+    sources = _operands(words, spec, operands, skipped, become, acc, becomes) if operands else ()
+    if acc.into_values:  # `-t DIR`: every file operand goes into DIR
+        tree = acc.tree or spec.writes_tree
+        acc.found.extend((_INTO, (i, cut, False, tree, sources)) for i, cut in acc.into_values)
+        acc.into_values = []
     return None
+
+
+def _retarget(acc: _Acc, opt: Opt, becomes: dict[str, str] | None) -> dict[str, str] | None:
+    """An option that changes what the operands are (`cp -T`: the destination is the tree itself;
+    `cp -r`: destinations are written as whole trees)."""
+    if opt.writes_tree:
+        acc.tree = True
+    return {**(becomes or {}), **dict(opt.becomes)} if opt.becomes else becomes
+
+
+_FILE_ROLES = frozenset({"read", "write", "tree"})  # operands an `into` destination receives by name
 
 
 def _operand_role(spec: Spec, k: int, skipped: set[str]) -> str:
@@ -525,10 +566,18 @@ def _operand_role(spec: Spec, k: int, skipped: set[str]) -> str:
 
 
 def _operands(
-    words: Sequence[str], spec: Spec, operands: list[int], skipped: set[str], become: str | None, acc: _Acc
-) -> None:
-    if not operands:
-        return
+    words: Sequence[str],
+    spec: Spec,
+    operands: list[int],
+    skipped: set[str],
+    become: str | None,
+    acc: _Acc,
+    becomes: dict[str, str] | None = None,
+) -> tuple[int, ...]:
+    """Sort the operands into their roles; returns the words that are files (what an `into`
+    destination receives)."""
+    sources: list[int] = []
+    dests: list[int] = []
     roles = [r for r in spec.operands if r not in skipped] if skipped else spec.operands
     rep = spec.repeat
     if skipped and rep >= 0 and spec.operands[rep] in skipped:
@@ -555,9 +604,17 @@ def _operands(
             if arole is not None:
                 _value(acc, arole, idx, len(key) + 1, f"`{key}=`", "")
             continue
+        if becomes and role in becomes:
+            role = becomes[role]
         if role == "read" and become:
             role = become
             acc.found.append((_WRITES, (idx, 0)))  # an option made it a write (`sed -i`): not by nature
+            sources.append(idx)
+            continue
+        if role in _FILE_ROLES:
+            sources.append(idx)
+        elif role == "into":
+            dests.append(idx)
             continue
         if spec.operand_effects and w in spec.operand_effects:
             _effects(acc, spec.operand_effects[w], f"`{spec.name} {w}`", "")
@@ -567,7 +624,14 @@ def _operands(
         if role == "output":
             _value(acc, "write", idx, 0, f"`{spec.name}`", "its output", w)
             continue
+        if role == "tree":
+            acc.found.append((_TREES, (idx, 0, True)))
+            continue
         _value(acc, role, idx, 0, "", "", w)
+    if dests:
+        tree = acc.tree or spec.writes_tree
+        acc.found.extend((_INTO, (d, 0, True, tree, tuple(sources))) for d in dests)
+    return tuple(sources)
 
 
 def _option(acc: _Acc, opt: Opt, spelled: str, value: int | None, cut: int, words: Sequence[str]) -> None:
@@ -605,6 +669,14 @@ def _value(acc: _Acc, role: str, idx: int, cut: int, label: str, note: str, text
         acc.found.append((_AT_READS, (idx, cut)))
     elif role == "directory":
         acc.found.append((_CHDIRS, (idx, cut)))
+    elif role == "tree":  # an option's value (`--target=DIR`): written with all under it
+        acc.found.append((_TREES, (idx, cut, False)))
+        if label:
+            acc.notes.append(f"{label} writes a tree of files" + (f" ({note})" if note else ""))
+    elif role == "into":  # `-t DIR`: placed when the operands (the files it receives) are known
+        acc.into_values.append((idx, cut))
+        if label:
+            acc.notes.append(f"{label} names the directory the files are written into")
     elif role == "prefix":  # the name as given, as an option's or an operand's write, and PREFIX*
         acc.found.append((_PREFIXES, (idx, cut)))
         if label:

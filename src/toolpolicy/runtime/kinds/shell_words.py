@@ -386,6 +386,7 @@ def fallback_pieces(text: str) -> list[list[str]]:
 
 UNKNOWN = "\x1a"  # in a target pattern: an expansion whose value is not known (any text)
 HOME = "\x02"  # in a target pattern: the home directory (`~`, `$HOME`, `${HOME}`, `${HOME:-x}`)
+TREE = "\x06"  # ends a target pattern `DIR/TREE`: everything under DIR (a tree write: `rsync -a x/ DIR`)
 _HOME_VAR = lazy_compile(r"\$(?:HOME\b|\{HOME(?:[:]?[-=?+][^}]*)?\})")
 _GLOB_SPECIALS = "*?[]{}\\^"  # `^`: so that `[\^x]` stays a literal `^`, not bash's `[^x]`
 
