@@ -147,9 +147,6 @@ PATHSPECS = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R8-F5: git restore's operands are pathspecs (globs, magic), read as file names"
-)
 @pytest.mark.parametrize("spec", PATHSPECS)
 def test_yolo_asks_for_git_restore_of_a_protected_file_through_a_pathspec(
     yolo: Engine, repo: Path, spec: str
@@ -191,3 +188,22 @@ def test_a_deny_rule_sees_the_command_bash_reads_without_its_nul(command: str) -
         hooks=False,
     )
     assert engine.decide("Bash", {"command": command}).decision == "deny"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git restore --pathspec-from-file=list.txt",
+        "git checkout evil -- ':/.claude'",
+        "git checkout evil -- '*.json'",
+    ],
+)
+def test_yolo_asks_for_other_pathspecs_git_matches_itself(yolo: Engine, repo: Path, command: str) -> None:
+    assert decide(yolo, command, repo) == "ask"
+
+
+@pytest.mark.parametrize(
+    "command", ["git restore src/app.py", "git checkout main", "git checkout -- README.md"]
+)
+def test_yolo_still_approves_plain_paths_and_branches(yolo: Engine, repo: Path, command: str) -> None:
+    assert decide(yolo, command, repo) == "allow"

@@ -725,6 +725,8 @@ class _Walk:
 
                 facts.writes.extend(shell_trees.trees(words, a.trees, bases, _word_targets, SOFT))
                 facts.writes.extend(shell_trees.into(words, a.into, bases, _word_targets, SOFT))
+                if name == "git" and shell_trees.pathspecs(words, a.trees):
+                    facts.writes.append(_DYN + UNKNOWN)  # git matches them itself: any path may be written
             if a.unknown_write:
                 facts.writes.append(_DYN + UNKNOWN)
             if name in _LINKERS and any(".." in words[i].value.split("/") for i, _ in a.operand_writes):
