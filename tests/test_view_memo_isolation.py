@@ -185,3 +185,29 @@ permissions:
             "Bash", {"command": "cat ~/.ssh/id_rsa"}, context={"cwd": "/tmp", "home": "/tmp/memo-h2"}
         )
         assert (one.decision, two.decision) == ("deny", "allow")
+
+
+def test_a_view_is_never_built_with_other_knowledge_than_its_policys() -> None:
+    """The registry of knowledge tables may be emptied by another thread (past 64 tables)
+    between a view registering its policy's table and reading it: the view is then built with
+    the policy's table again, never with the bundled knowledge memoised under the policy's name."""
+    from toolpolicy.runtime.kinds import shell as shell_kind
+
+    text = (
+        "version: 1\nprofile: claude-code\ndefault: ask\n"
+        'permissions:\n  allow: ["Bash(mytool *)"]\n  deny: ["Read(./secret.txt)"]\n'
+        "commands:\n  mytool:\n    operands: [read...]\n"
+    )
+    engine = Engine(load_policy(text=text), hooks=False)
+    table = engine.policy.commands
+    command = "mytool secret.txt"
+    clear_memos()
+    shell_kind._TABLES.clear()  # the registry emptied, as another thread's 65th table does
+    shell_kind._WALKS.clear()
+    with pytest.raises(shell_kind._TableGone):
+        shell_kind._view_text(command, table.digest)  # never the bundled knowledge under this name
+    view = shell_kind.view(command, None, table)
+    assert any("secret.txt" in r for u in view.units for r in u.reads)  # the policy's `mytool` reads it
+    assert engine.decide("Bash", {"command": command}, context={"cwd": "/tmp"}).decision == "deny"
+    shell_kind._TABLES.clear()
+    assert engine.decide("Bash", {"command": "mytool other.txt"}, context={"cwd": "/tmp"}).decision == "allow"

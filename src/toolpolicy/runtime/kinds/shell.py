@@ -228,17 +228,30 @@ def view(value: object, ctx: object = None, table: Table | None = None) -> ArgVi
             if len(_TABLES) > 64:
                 _TABLES.clear()
             _TABLES[digest] = table  # a compiled policy's copy: no need to read the bundled file
-    if len(text) > MEMO_CHARS:
-        return _view_uncached(text, digest)
-    return _view_text(text, digest)
+    try:
+        return _view_uncached(text, digest) if len(text) > MEMO_CHARS else _view_text(text, digest)
+    except _TableGone:  # another thread emptied the registry between registering the table and reading it
+        if table is not None:
+            _TABLES[digest] = table
+        try:
+            return _view_uncached(text, digest)  # not memoised, as the memo did not keep the miss
+        except _TableGone:
+            return _opaque_view(_clean(text), "the command knowledge was replaced while reading", "bundled")
 
 
 _TABLES: dict[str, Table] = {}  # digest -> table, for the memo (keyed by digest, not by the table)
 
 
+class _TableGone(Exception):
+    """A policy's knowledge table is no longer registered (`view` registers it again): a view
+    is never built, nor memoised, with other knowledge than its digest names."""
+
+
 def _table(digest: str) -> Table:
-    table = _TABLES.get(digest) or _TABLES.get("bundled")
+    table = _TABLES.get(digest)
     if table is None:
+        if digest != "bundled":
+            raise _TableGone(digest)
         try:
             table = bundled()
         except Exception:  # INVARIANT: views never raise; without the data file, wrappers are still seen
@@ -271,10 +284,10 @@ def _view_uncached(raw: str, digest: str = "bundled") -> ArgView:
     text = _clean(raw)
     if "\x00" in text:  # bash drops NUL bytes from what it reads (a pipe, a pty): `cat .e\0nv` reads
         return _opaque_view(text.replace("\x00", ""), "a NUL byte (bash drops it)", digest)  # .env
+    walk = _WALKS.get(digest)
+    if walk is None or walk.table is not _TABLES.get(digest):  # (a new table under a digest: rebuilt)
+        walk = _walk_for(digest)  # outside the `try`: `_TableGone` reaches `view`, never the memo
     try:
-        walk = _WALKS.get(digest)
-        if walk is None or walk.table is not _TABLES.get(digest):  # (a new table under a digest: rebuilt)
-            walk = _walk_for(digest)
         units = walk.script(text, 0, taint=False, bases=_NO_BASES)
     except Unparseable as exc:
         return _opaque_view(text, str(exc), digest)
