@@ -26,7 +26,7 @@ from ..vocabulary.records import Record
 from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule, ToolSpec
 from .decision import Decision
 from .evaluate import indexed_rules
-from .fastpath import Where, decide_fast
+from .fastpath import Where, decide_fast, path_pick
 from .plan import plans
 from .protected import may_write
 from .rules import (
@@ -401,6 +401,13 @@ class Engine:
         return result
 
     # -- rules ----------------------------------------------------------------------------------
+    def _path_pick(self, tool: str, path: str, cwd: str, home: str, context: Mapping[str, Any] | None) -> Any:
+        """The fast path's pick of a path tool's rule for `path` (`fastpath.path_pick`), or None
+        (the general evaluation decides): how `shell_targets` decides a command's files."""
+        if not self._fast:
+            return None
+        return path_pick(self, tool, path, Where(cwd, home, self.policy.base_dir), context)
+
     def _rules(self, call: PreparedCall, *, collect: bool = False) -> RuleVerdict:
         return _check_writes(self, call, self._evaluate(call, collect=collect))
 

@@ -406,9 +406,7 @@ def _path_rule(
     return found.decision if found is not _NO_RULE else None
 
 
-def path_pick(
-    engine: Engine, tool: str, target: str, where: Where, context: Mapping[str, Any] | None
-) -> Any:
+def path_pick(engine: Engine, tool: str, target: str, where: Where, context: Mapping[str, Any] | None) -> Any:
     """The rule of a path tool that decides `target` by the rules alone (`_NO_RULE`: none), or
     None when it needs the general flow (a `when` it cannot evaluate, a symlink on the way...).
     The general flow's target checks (`shell_targets._path_decision`) ask it first."""

@@ -367,13 +367,9 @@ def _path_decision(engine: Engine, call: PreparedCall, tool: str, path: str) -> 
     spec = policy.tool_spec(policy.canonical_tool(tool))
     if spec.arg is None:
         return RuleVerdict(None)
-    if engine._fast:  # the fast path's pick of the path tool's rule (the same rule, by its tests)
-        from .fastpath import Where, path_pick
-
-        where = Where(call.cwd, call.home, policy.base_dir)
-        rule = path_pick(engine, tool, path, where, call.context)
-        if rule is not None:
-            return RuleVerdict(rule.decision, rule=rule if rule.decision is not None else None)
+    rule = engine._path_pick(tool, path, call.cwd, call.home, call.context)  # the same rule, by its tests
+    if rule is not None:
+        return RuleVerdict(rule.decision, rule=rule if rule.decision is not None else None)
     sub = prepare(
         policy,
         tool,
