@@ -88,10 +88,6 @@ READS = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R8b-F1: a redirection destination split at `[\\` by tree-sitter: the denied file is read",
-)
 @pytest.mark.parametrize("policy", ["user", "packs"])
 @pytest.mark.parametrize("command", READS)
 def test_an_input_redirection_through_an_escaped_bracket_reads_the_denied_file(
@@ -101,9 +97,6 @@ def test_an_input_redirection_through_an_escaped_bracket_reads_the_denied_file(
     assert decide(engines[policy], command, dirs) != "allow"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R8b-F1: a redirection destination split at `[\\` by tree-sitter: the ssh key is read"
-)
 def test_an_input_redirection_through_an_escaped_bracket_reads_the_ssh_key(
     engines: dict[str, Engine], dirs: tuple[Path, Path]
 ) -> None:
@@ -120,10 +113,6 @@ WRITES = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R8b-F1: yolo allows a write to a protected path through an escaped bracket in a redirection",
-)
 @pytest.mark.parametrize("command", WRITES)
 def test_yolo_asks_for_a_redirection_to_a_protected_path_through_an_escaped_bracket(
     engines: dict[str, Engine], dirs: tuple[Path, Path], command: str

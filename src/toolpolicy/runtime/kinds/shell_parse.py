@@ -780,11 +780,16 @@ class _Walker:
             return [], [], texts, [], []
         op = ""
         targets: list[Word] = []
+        last_end = -1  # as in `command`: a word that starts where the last ended is the same bash word
         for child in node.children:
             if not child.is_named:
                 op = op or child.type
             elif child.type in _WORDS:
-                targets.append(self.word(child, depth))
+                word = self.word(child, depth)
+                if child.start_byte == last_end and targets:  # `> .[\c]laude/x`: tree-sitter ends the
+                    word = scan_word(targets.pop().raw + word.raw)[0]  # destination at the backslash
+                targets.append(word)
+                last_end = child.end_byte
             elif child.type not in _SKIP:
                 raise Unparseable(f"unsupported shell syntax ({child.type} in a redirection)")
         if not targets:
@@ -794,10 +799,11 @@ class _Walker:
         writes: list[str] = []
         reads: list[str] = []
         duplicate = op in (">&", "<&") and (value.isdigit() or value == "-")
+        named = target.raw if target.globby else value  # a glob as written: its escapes (`.[e\]]nv`) matter
         if op in _WRITE_OPS and not duplicate and value not in NON_FILES:
-            writes.append(value)
+            writes.append(named)
         if op in _READ_OPS:
-            reads.append(value)
+            reads.append(named)
         return writes, reads, [], more, []
 
     def heredoc(
