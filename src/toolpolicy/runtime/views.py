@@ -17,7 +17,7 @@ import math
 import unicodedata
 
 from ..vocabulary.lazy_regex import lazy_compile
-from .kinds import ArgView, CompiledPattern, Kind, Rendered, Unit, glob, path, simple_view
+from .kinds import UNREAD, ArgView, CompiledPattern, Kind, Rendered, Unit, glob, path, simple_view
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
@@ -353,4 +353,13 @@ def shell_readings(view: Any, value: object) -> tuple[str, ...]:
         for text in unit.allow_texts[:1]:
             if text != value:
                 out[text] = None
+            if "{" in text and "}" in text:  # `ip addr {del,} x` is `ip addr del x` to bash
+                forms = _shell_words.expand_braces(text, _MAX_BRACE_READINGS + 1)
+                out.update(dict.fromkeys(f for f in forms[:_MAX_BRACE_READINGS] if f != value))
+                if len(forms) > _MAX_BRACE_READINGS:
+                    out[UNREAD] = None
     return tuple(out)
+
+
+_MAX_BRACE_READINGS = 64
+_shell_words: Any = _LazyKind("shell_words")

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .cel import evaluate_when
+from .kinds import UNREAD
 
 if TYPE_CHECKING:
     from .cel import WhenFn
@@ -108,6 +109,8 @@ class WhenTable:
             return allow, None
         if not allow:
             for text in readings:
+                if text == UNREAD:
+                    continue  # a deny or ask holds on what was read; the rest is not guessed
                 other, err = self.holds(index, {**env, "args": {**args, arg: text}})
                 if err is not None:
                     return None, err
@@ -115,7 +118,10 @@ class WhenTable:
                     return True, None
             return False, None
         pure = self.fields.get(index) is not None
-        for k, fn in enumerate(self.exclusions(index)):
+        exclusions = self.exclusions(index)
+        if exclusions and UNREAD in readings:
+            return False, None  # a reading too costly to compute: an exclusion cannot be shown to hold
+        for k, fn in enumerate(exclusions):
             for text in readings:
                 key = (index, k, text)
                 ok = self.xmemo.get(key) if pure else None

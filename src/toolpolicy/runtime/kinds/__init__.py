@@ -42,6 +42,7 @@ else:
 TAG_CWD = "\x01"  # path relative to the call's cwd
 TAG_HOST = "\x02"  # a URL's normalised host name
 TAG_EXACT = "\x03"  # reserved
+UNREAD = "\x00unread"  # a shell `when` reading not computed (too many brace forms): no exclusion holds on it
 TAG_ADDRESS = "\x04"  # a class of a URL's IP-address host (`address:private`)
 
 
