@@ -71,10 +71,6 @@ def run_bash(script: str, dirs: tuple[Path, Path]) -> str:
 SPLIT = ['export GLO"BIGN"ORE=x', "export GLO'BIGN'ORE=x"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='R8b-F3: `export GLO"BIGN"ORE=x` is split by the parser: the glob option change is missed',
-)
 @pytest.mark.parametrize("assign", SPLIT)
 def test_a_quoted_globignore_export_makes_a_later_glob_ask(
     engines: dict[str, Engine], dirs: tuple[Path, Path], assign: str
@@ -84,10 +80,6 @@ def test_a_quoted_globignore_export_makes_a_later_glob_ask(
     assert decide(engines["user"], command, dirs) != "allow"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='R8b-F3: `export GLO"BIGN"ORE=x` is split by the parser: yolo allows a write through a dotglob',
-)
 def test_yolo_asks_for_a_write_through_a_glob_after_a_quoted_globignore_export(
     engines: dict[str, Engine], dirs: tuple[Path, Path]
 ) -> None:

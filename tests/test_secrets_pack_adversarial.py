@@ -30,9 +30,6 @@ def decide(engine: Engine, command: str) -> str:
     return str(engine.decide("Bash", {"command": command}, context={"cwd": "/tmp"}).decision)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R8b-F6: `kubectl get --raw .../secrets/NAME` prints a Secret's data and is allowed"
-)
 @pytest.mark.parametrize(
     "command",
     [

@@ -87,9 +87,15 @@ def glob_options_changed(view: Any) -> bool:
     defaults), so a unit with one never allows. Read on the text as sent and on each simple
     command's words as bash reads them (`sh'opt'` is `shopt`)."""
     search = _GLOB_OPTIONS.search
-    return any(search(t) for t in view.whole) or any(
-        search(t) for u in view.units for t in (*u.allow_texts[:1], *u.deny_texts)
+    return (
+        any(search(t) or search(_unquoted(t)) for t in view.whole)  # `export GLO"BIGN"ORE=x`
+        or any(search(t) for u in view.units for t in (*u.allow_texts[:1], *u.deny_texts))
     )
+
+
+def _unquoted(text: str) -> str:
+    """The text without quotes and backslashes: a name bash joins from quoted pieces, spelled whole."""
+    return text.replace('"', "").replace("'", "").replace("\\", "")
 
 
 _GLOB_OPTIONS = lazy_compile(r"shopt|GLOBIGNORE|BASHOPTS|[-+]O\s*\S*glob")
