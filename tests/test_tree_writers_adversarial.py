@@ -67,10 +67,6 @@ STDIN_OPERANDS = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R8b-F5: operands xargs/find -exec fill in are not unknown writes: yolo allows a protected write",
-)
 @pytest.mark.parametrize("command", STDIN_OPERANDS)
 def test_yolo_asks_for_a_write_whose_target_xargs_or_find_fills_in(
     engines: dict[str, Engine], dirs: tuple[Path, Path], command: str

@@ -633,6 +633,8 @@ class _Walk:
                 if k != k0:
                     self.facts(words[k:], facts, bases, 0)
             facts.exec = exec_found
+        if (name in _FILLERS or name == "find") and facts is not _NO_FACTS and self._fills_a_writer(values[k0:]):
+            facts.writes.append(SOFT + _DYN + UNKNOWN)  # `xargs cp evil`: the operands come later
         if stdin and interprets:
             facts.exec = True  # `python3 - <<EOF`: the heredoc is code
             facts.notes.append(f"`{values[k0]}` runs the code fed to its standard input")
@@ -683,6 +685,20 @@ class _Walk:
             (not plain or base0 in _STDIN_NAMES) and _stdin_shell(values, stages)
         )
         return units, stdin_code, bool(interprets), "CDPATH=" in full and _sets_cdpath(cmd)
+
+    def _fills_a_writer(self, values: Sequence[str]) -> bool:
+        """Whether a command that appends operands when it runs (`xargs`, `parallel`, `find -exec
+        ... {}`) runs one that writes its operands: the files it writes are not in the words."""
+        if values[0] == "find":
+            inner = [values[a] for a, _b in find_exec_segments(values)]
+        else:
+            j = inner_start(values, strict=False)
+            inner = [values[j]] if j is not None and j < len(values) else []
+        for program in inner:
+            spec = self.table.get(basename(program))
+            if spec is not None and (not _WRITE_ROLES.isdisjoint(spec.operands) or "write" in spec.effects):
+                return True
+        return False
 
     def facts(
         self,
@@ -1404,3 +1420,7 @@ def _join(words: Iterable[Word]) -> str:
 
 def _uniq(texts: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(texts))
+
+
+_FILLERS = frozenset({"xargs", "parallel"})  # run a command with operands read from stdin
+_WRITE_ROLES = frozenset({"write", "into", "tree"})  # operand roles whose files the command writes
