@@ -98,10 +98,6 @@ WRITERS = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R8b-F4: git writers outside the knowledge write .claude/settings.json under an Edit deny / in yolo",
-)
 @pytest.mark.parametrize(("command", "written"), WRITERS)
 @pytest.mark.parametrize("policy", ["user", "yolo"])
 def test_git_writers_of_a_protected_file_are_not_allowed(
@@ -129,3 +125,25 @@ def test_modelled_git_writers_of_a_protected_file_are_not_allowed(
     engines: dict[str, Engine], repo: Path, policy: str, command: str
 ) -> None:
     assert decide(engines[policy], command, repo) != "allow"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["git rm .claude/settings.json", "git rm -r .claude", "git clean -fdx .claude", "git stash push -- .claude/settings.json",
+     "git format-patch -o .claude HEAD~1"],
+)  # fmt: skip
+def test_the_other_git_writers_of_a_protected_path_ask_in_yolo(
+    engines: dict[str, Engine], repo: Path, command: str
+) -> None:
+    assert decide(engines["yolo"], command, repo) == "ask"
+
+
+def test_removing_a_file_from_the_index_only_is_not_a_write_of_it() -> None:
+    packs = Engine(
+        load_policy(text='version: 1\nprofile: claude-code\ndefault: ask\nextends: ["pack:secrets"]\n'),
+        hooks=False,
+    )
+    assert (
+        packs.decide("Bash", {"command": "git rm --cached .env"}, context={"cwd": "/tmp"}).decision == "ask"
+    )
+    assert packs.decide("Bash", {"command": "git rm .env"}, context={"cwd": "/tmp"}).decision == "deny"
