@@ -51,10 +51,6 @@ def test_a_symlink_into_the_process_home_is_guarded(setup: tuple[Engine, Path, P
     assert decide(engine, "Read", {"file_path": path}, str(root / "own"), root / "own") == "deny"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R8b-F7: a path through a symlink to the call's home is not read under the policy's home",
-)
 @pytest.mark.parametrize(("tool", "key"), [("Read", "file_path"), ("Bash", "command")])
 def test_a_symlink_into_the_calls_home_is_guarded(
     setup: tuple[Engine, Path, Path], tool: str, key: str
@@ -67,9 +63,6 @@ def test_a_symlink_into_the_calls_home_is_guarded(
     )
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R8b-F7: a call's home given through a symlink does not guard its real path"
-)
 def test_the_real_path_of_a_symlinked_call_home_is_guarded(setup: tuple[Engine, Path, Path]) -> None:
     engine, root, other = setup
     assert (

@@ -144,6 +144,8 @@ def _pick(
             if kind == "shell":
                 view = shell.view(value, None, engine.policy.commands)
             elif kind == "path":
+                if where.home != engine._home:
+                    return None  # another user's home: its real path is read too (`path.view`), the general way
                 lex = path.lexical(value, where)
                 view = lex.view
             elif kind == "url":

@@ -481,9 +481,41 @@ def view(value: object, ctx: Any, *, resolve_symlinks: bool = True) -> ArgView:
         if real != lexical:
             targets = True
             units.append(_unit(real, (lex.cwd, _real_cwd(lex.cwd)), allow=lex.allow and real is not None))
+    if ctx.home and resolve:  # a call's own home: its real paths read under the policy's home too
+        homed = _other_home(units, _context(ctx.cwd, ctx.home).home)
+        if homed is not None:
+            return ArgView(units=_dedupe(homed), diagnostics=lex.problems)
     if not targets:
         return lex.view
     return ArgView(units=_dedupe(units), diagnostics=lex.problems)
+
+
+def _other_home(units: list[Unit], home: str) -> list[Unit] | None:
+    """The units with each path under the call's home, or under that home's real path (a home
+    given through a symlink, a path through a symlink to it), also read under the policy's home
+    (a deny text); None when nothing changes. Only for a call whose home is not the process's."""
+    own = _process_home()
+    if not home or not own or home == own:
+        return None
+    homes = {home, realpath(home) or home}
+    out: list[Unit] = []
+    changed = False
+    for unit in units:
+        extra = [t for t in (_under_home(d, h, own) for d in unit.deny_texts[:1] for h in homes) if t]
+        if extra and not set(extra) <= set(unit.deny_texts):
+            unit = Unit(allow_texts=unit.allow_texts, deny_texts=tuple(dict.fromkeys((*unit.deny_texts, *extra))))
+            changed = True
+        out.append(unit)
+    return out if changed else None
+
+
+def _under_home(path: str, home: str, own: str) -> str | None:
+    """`path` read under `own` instead of `home`, or None when it does not lie under `home`."""
+    if home == "/":
+        return own + path if path.startswith("/") else None
+    if path == home or path.startswith(home + "/"):
+        return own + path[len(home) :]
+    return None
 
 
 def lexical(value: str, ctx: Any) -> _Lexical:
@@ -774,9 +806,9 @@ def _with_raw(unit: Unit, text: str, c: _Ctx) -> Unit:
     extra = [text]
     own = _process_home()
     if c.home and own and c.home != own and unit.deny_texts:
-        path = unit.deny_texts[0]
-        if path == c.home or path.startswith(c.home + "/"):
-            extra.append(own + path[len(c.home) :])
+        homed = _under_home(unit.deny_texts[0], c.home, own)
+        if homed is not None:
+            extra.append(homed)
     if "\x00" in text:
         extra.append(normalise(_expand_home(text.split("\x00", 1)[0], c.home), c.cwd))
     if text.startswith("~") and text != "~" and not text.startswith("~/") and len(text) <= MAX_PATH:
