@@ -145,7 +145,9 @@ def _pick(
                 view = shell.view(value, None, engine.policy.commands)
             elif kind == "path":
                 if where.home != engine._home:
-                    return None  # another user's home: its real path is read too (`path.view`), the general way
+                    return (
+                        None  # another user's home: its real path is read too (`path.view`), the general way
+                    )
                 lex = path.lexical(value, where)
                 view = lex.view
             elif kind == "url":

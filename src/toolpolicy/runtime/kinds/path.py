@@ -503,7 +503,9 @@ def _other_home(units: list[Unit], home: str) -> list[Unit] | None:
     for unit in units:
         extra = [t for t in (_under_home(d, h, own) for d in unit.deny_texts[:1] for h in homes) if t]
         if extra and not set(extra) <= set(unit.deny_texts):
-            unit = Unit(allow_texts=unit.allow_texts, deny_texts=tuple(dict.fromkeys((*unit.deny_texts, *extra))))
+            unit = Unit(
+                allow_texts=unit.allow_texts, deny_texts=tuple(dict.fromkeys((*unit.deny_texts, *extra)))
+            )
             changed = True
         out.append(unit)
     return out if changed else None

@@ -633,7 +633,11 @@ class _Walk:
                 if k != k0:
                     self.facts(words[k:], facts, bases, 0)
             facts.exec = exec_found
-        if (name in _FILLERS or name == "find") and facts is not _NO_FACTS and self._fills_a_writer(values[k0:]):
+        if (
+            (name in _FILLERS or name == "find")
+            and facts is not _NO_FACTS
+            and self._fills_a_writer(values[k0:])
+        ):
             facts.writes.append(SOFT + _DYN + UNKNOWN)  # `xargs cp evil`: the operands come later
         if stdin and interprets:
             facts.exec = True  # `python3 - <<EOF`: the heredoc is code
