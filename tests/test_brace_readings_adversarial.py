@@ -7,7 +7,7 @@ allow rule's exclusion (`!args.command.matches(r"\\bgit\\s+push\\b")`, the packs
 `ip addr del`, `gh auth status -t`, `kubectl get secret ... -o yaml`, `mysqladmin ... shutdown`)
 never sees the excluded word. (A brace in the *program* word is expanded for the deny texts:
 `{git,push}`; a brace in a later argument is not.) Each case is first expanded by the real bash.
-Failing cases are `xfail(strict=True)` with their finding id.
+Each finding (R8b-Fn, named beside its test) was a strict xfail until its fix.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ allowed. Each case is first confirmed with the real bash (`printf '%s\\n' GLOB` 
 then decided under a user-style policy (deny `Read(./.env)`, `Read(~/.ssh/**)`; allow `cat`),
 the four bundled packs, and `yolo` (writes to protected paths always ask).
 
-Failing cases are marked `xfail(strict=True)` with their finding id (round 8 review): the fix
-flips them. The passing variations around them are regression tests.
+Each finding (R8-Fn, round 8 review) was a strict xfail until its fix; the variations around them
+are regression tests.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ make a request to a name or URL the command chooses (`git ls-remote URL`, `npm v
 `pip index versions NAME`, `go list -m MODULE@latest`, `docker manifest inspect REF`,
 `helm show chart URL`), so the same payload leaves through them.
 
-Failing cases are marked `xfail(strict=True)` with their finding id (round 8 review).
+Each finding (R8-Fn, round 8 review) was a strict xfail until its fix.
 """
 
 from __future__ import annotations

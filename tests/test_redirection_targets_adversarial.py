@@ -5,7 +5,7 @@ read as the destination `.[` and a second word `e]nv`); bash reads one word, the
 which names `.env`. The command's words are re-joined when they touch (`shell_parse.command`), a
 redirection's destinations are not (`shell_parse.redirect`): the target checked is `.[`, and the
 denied file is read (or, in `yolo`, the protected file written). Each case is first run with the
-real bash in the workspace. Failing cases are `xfail(strict=True)` with their finding id.
+real bash in the workspace. Each finding was a strict xfail until its fix.
 """
 
 from __future__ import annotations

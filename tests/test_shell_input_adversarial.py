@@ -4,7 +4,7 @@ NUL bytes, CR characters, line continuations, heredocs and `$'...'` inside one c
 `git restore` pathspecs (git reads its operands as globs and `:(magic)` pathspecs, not as file
 names). Each is checked against what the real bash (or git) does with it.
 
-Failing cases are marked `xfail(strict=True)` with their finding id (round 8 review).
+Each finding (R8-Fn, round 8 review) was a strict xfail until its fix.
 """
 
 from __future__ import annotations

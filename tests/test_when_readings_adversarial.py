@@ -6,7 +6,7 @@ holds if it holds on any reading (`views.shell_readings`, `WhenTable.on_readings
 below spell an excluded or denied form with quotes, escapes, `$'...'` and line continuations, and
 put it after many other simple commands.
 
-Failing cases are marked `xfail(strict=True)` with their finding id (round 8 review).
+Each finding (R8-Fn, round 8 review) was a strict xfail until its fix.
 """
 
 from __future__ import annotations
