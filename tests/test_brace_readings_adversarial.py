@@ -16,28 +16,8 @@ import subprocess
 
 import pytest
 
+from shell_attacks import EXCLUDES, PACKS, decide
 from toolpolicy import Engine, load_policy
-
-EXCLUDES = r"""
-version: 1
-profile: claude-code
-default: ask
-rules:
-  - id: git-but-never-push
-    decision: allow
-    match: ["Bash(git *)", "Bash(ls *)"]
-    when: '!args.command.matches(r"\bgit\s+push\b")'
-  - id: no-force-push
-    decision: deny
-    match: ["Bash(git push *)"]
-    when: 'args.command.matches(r"--force\b")'
-"""
-PACKS = """
-version: 1
-profile: claude-code
-extends: ["pack:destructive", "pack:read-only", "pack:secrets", "pack:network"]
-default: ask
-"""
 
 
 @pytest.fixture(scope="module")
@@ -48,10 +28,6 @@ def excludes() -> Engine:
 @pytest.fixture(scope="module")
 def packs() -> Engine:
     return Engine(load_policy(text=PACKS), hooks=False)
-
-
-def decide(engine: Engine, command: str) -> str:
-    return str(engine.decide("Bash", {"command": command}, context={"cwd": "/tmp"}).decision)
 
 
 def bash_words(command: str) -> list[str]:

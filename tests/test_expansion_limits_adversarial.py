@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from shell_attacks import PACKS, YOLO
 from toolpolicy import Engine, load_policy
 
 USER = """
@@ -22,18 +23,6 @@ default: ask
 permissions:
   deny: ["Read(./.env)", "Edit(./.claude/**)"]
   allow: ["Bash(cat *)", "Bash(cp *)", "Bash(tee *)", "Bash(echo *)", "Bash(rsync *)"]
-"""
-PACKS = """
-version: 1
-profile: claude-code
-extends: ["pack:destructive", "pack:read-only", "pack:secrets", "pack:network"]
-default: ask
-"""
-YOLO = """
-version: 1
-profile: claude-code
-default: ask
-mode: yolo
 """
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from shell_attacks import YOLO
 from toolpolicy import Engine, load_policy
 
 USER = """
@@ -25,12 +26,6 @@ default: ask
 permissions:
   deny: ["Edit(./.claude/**)"]
   allow: ["Bash(git *)"]
-"""
-YOLO = """
-version: 1
-profile: claude-code
-default: ask
-mode: yolo
 """
 GOOD, EVIL = '{"ok":1}\n', '{"evil":1}\n'
 

@@ -9,12 +9,13 @@ the name `GLOBIGNORE` never appears in a reading although bash assigns it (and s
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from toolpolicy import Engine, load_policy
+import shell_attacks
+from shell_attacks import YOLO
+from toolpolicy import Engine
 
 USER = """
 version: 1
@@ -24,48 +25,24 @@ permissions:
   deny: ["Read(./.env)", "Read(~/.ssh/**)", "Edit(./.claude/**)"]
   allow: ["Bash(cat *)", "Bash(cp *)", "Bash(export *)", "Bash(declare *)", "Bash(shopt *)", "Bash(ls *)"]
 """
-YOLO = """
-version: 1
-profile: claude-code
-default: ask
-mode: yolo
-"""
 
 
 @pytest.fixture(scope="module")
 def dirs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("globopts")
-    home = root / "home"
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "id_rsa").write_text("KEY\n")
-    ws = root / "ws"
-    (ws / ".claude").mkdir(parents=True)
-    (ws / ".claude" / "settings.json").write_text("{}\n")
-    (ws / "evil").write_text("EVIL\n")
-    return ws, home
+    return shell_attacks.workspace(tmp_path_factory.mktemp("globopts"))
 
 
 @pytest.fixture(scope="module")
 def engines(dirs: tuple[Path, Path]) -> dict[str, Engine]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(dirs[1]))
-        return {n: Engine(load_policy(text=t), hooks=False) for n, t in (("user", USER), ("yolo", YOLO))}
+    return shell_attacks.engines(dirs[1], user=USER, yolo=YOLO)
 
 
 def decide(engine: Engine, command: str, dirs: tuple[Path, Path]) -> str:
-    ws, home = dirs
-    return str(
-        engine.decide("Bash", {"command": command}, context={"cwd": str(ws), "home": str(home)}).decision
-    )
+    return shell_attacks.decide(engine, command, *dirs)
 
 
 def run_bash(script: str, dirs: tuple[Path, Path]) -> str:
-    ws, home = dirs
-    out = subprocess.run(
-        ["bash", "-c", script], cwd=ws, env={"HOME": str(home), "PATH": "/usr/bin:/bin"},
-        capture_output=True, text=True, timeout=10, check=False,
-    )  # fmt: skip
-    return out.stdout
+    return shell_attacks.bash(script, *dirs)
 
 
 SPLIT = ['export GLO"BIGN"ORE=x', "export GLO'BIGN'ORE=x"]

@@ -12,12 +12,13 @@ are regression tests.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from toolpolicy import Engine, load_policy
+import shell_attacks
+from shell_attacks import PACKS, YOLO
+from toolpolicy import Engine
 
 USER = """
 version: 1
@@ -27,58 +28,25 @@ permissions:
   deny: ["Read(./.env)", "Read(~/.ssh/**)", "Edit(./.git/**)"]
   allow: ["Bash(cat *)", "Bash(head *)", "Bash(tee *)", "Bash(shopt *)", "Bash(cp *)"]
 """
-PACKS = """
-version: 1
-profile: claude-code
-extends: ["pack:destructive", "pack:read-only", "pack:secrets", "pack:network"]
-default: ask
-"""
-YOLO = """
-version: 1
-profile: claude-code
-default: ask
-mode: yolo
-"""
 
 
 @pytest.fixture(scope="module")
 def dirs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("globadv")
-    home = root / "home"
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "id_rsa").write_text("KEY\n")
-    ws = root / "ws"
-    (ws / ".git" / "hooks").mkdir(parents=True)
-    (ws / ".claude").mkdir()
-    (ws / ".claude" / "settings.json").write_text("{}\n")
-    (ws / ".env").write_text("SECRET=1\n")
-    (ws / "README.md").write_text("hi\n")
-    return ws, home
+    return shell_attacks.workspace(tmp_path_factory.mktemp("globadv"))
 
 
 @pytest.fixture(scope="module")
 def engines(dirs: tuple[Path, Path]) -> dict[str, Engine]:
-    # a policy's `~` is the home it is compiled under: the same home the calls name
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(dirs[1]))
-        return {name: Engine(load_policy(text=text), hooks=False) for name, text in
-                (("user", USER), ("packs", PACKS), ("yolo", YOLO))}  # fmt: skip
+    return shell_attacks.engines(dirs[1], user=USER, packs=PACKS, yolo=YOLO)
 
 
 def decide(engine: Engine, command: str, dirs: tuple[Path, Path]) -> str:
-    ws, home = dirs
-    d = engine.decide("Bash", {"command": command}, context={"cwd": str(ws), "home": str(home)})
-    return str(d.decision)
+    return shell_attacks.decide(engine, command, *dirs)
 
 
 def bash_words(script: str, dirs: tuple[Path, Path]) -> list[str]:
     """What the real bash makes of `script` (which prints words one per line) in the workspace."""
-    ws, home = dirs
-    out = subprocess.run(
-        ["bash", "-c", script], cwd=ws, env={"HOME": str(home), "PATH": "/usr/bin:/bin"},
-        capture_output=True, text=True, timeout=10, check=False,
-    )  # fmt: skip
-    return out.stdout.splitlines()
+    return shell_attacks.bash(script, *dirs).splitlines()
 
 
 def many(last: str, n: int = 32) -> str:

@@ -14,23 +14,13 @@ from __future__ import annotations
 
 import pytest
 
+from shell_attacks import PACKS, decide
 from toolpolicy import Engine, load_policy
-
-PACKS = """
-version: 1
-profile: claude-code
-extends: ["pack:destructive", "pack:read-only", "pack:secrets", "pack:network"]
-default: ask
-"""
 
 
 @pytest.fixture(scope="module")
 def packs() -> Engine:
     return Engine(load_policy(text=PACKS), hooks=False)
-
-
-def decide(engine: Engine, command: str) -> str:
-    return str(engine.decide("Bash", {"command": command}, context={"cwd": "/tmp"}).decision)
 
 
 OTHER_SENDERS = [

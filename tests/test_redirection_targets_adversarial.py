@@ -10,12 +10,13 @@ real bash in the workspace. Each finding was a strict xfail until its fix.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from toolpolicy import Engine, load_policy
+import shell_attacks
+from shell_attacks import PACKS, YOLO
+from toolpolicy import Engine
 
 USER = """
 version: 1
@@ -25,57 +26,24 @@ permissions:
   deny: ["Read(./.env)", "Read(~/.ssh/**)", "Edit(./.claude/**)"]
   allow: ["Bash(cat *)", "Bash(head *)", "Bash(sort *)", "Bash(echo *)"]
 """
-PACKS = """
-version: 1
-profile: claude-code
-extends: ["pack:destructive", "pack:read-only", "pack:secrets", "pack:network"]
-default: ask
-"""
-YOLO = """
-version: 1
-profile: claude-code
-default: ask
-mode: yolo
-"""
 
 
 @pytest.fixture(scope="module")
 def dirs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("redir")
-    home = root / "home"
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "id_rsa").write_text("KEY\n")
-    ws = root / "ws"
-    (ws / ".claude").mkdir(parents=True)
-    (ws / ".claude" / "settings.json").write_text("{}\n")
-    (ws / ".env").write_text("SECRET=1\n")
-    return ws, home
+    return shell_attacks.workspace(tmp_path_factory.mktemp("redir"))
 
 
 @pytest.fixture(scope="module")
 def engines(dirs: tuple[Path, Path]) -> dict[str, Engine]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(dirs[1]))
-        return {
-            n: Engine(load_policy(text=t), hooks=False)
-            for n, t in (("user", USER), ("packs", PACKS), ("yolo", YOLO))
-        }
+    return shell_attacks.engines(dirs[1], user=USER, packs=PACKS, yolo=YOLO)
 
 
 def decide(engine: Engine, command: str, dirs: tuple[Path, Path]) -> str:
-    ws, home = dirs
-    return str(
-        engine.decide("Bash", {"command": command}, context={"cwd": str(ws), "home": str(home)}).decision
-    )
+    return shell_attacks.decide(engine, command, *dirs)
 
 
 def run_bash(script: str, dirs: tuple[Path, Path]) -> str:
-    ws, home = dirs
-    out = subprocess.run(
-        ["bash", "-c", script], cwd=ws, env={"HOME": str(home), "PATH": "/usr/bin:/bin"},
-        capture_output=True, text=True, timeout=10, check=False,
-    )  # fmt: skip
-    return out.stdout
+    return shell_attacks.bash(script, *dirs)
 
 
 READS = [

@@ -1,9 +1,9 @@
 """Secrets printed by read-only commands the packs allow (R8-F7/F8 fixes, round 8b review).
 
 `secrets.print-kubernetes-secrets` asks for every spelling of `kubectl get secret ... -o FORMAT`
-tested here; `kubectl get --raw /api/v1/namespaces/NS/secrets/NAME` prints the same Secret object
-(its `data`, base64) straight from the API server and is still allowed by `read-only.kubernetes`.
-(No cluster here: kubectl's documented `--raw` behaviour.) The network pack's
+tested here, and for `kubectl get --raw /api/v1/namespaces/NS/secrets/NAME`, which prints the same
+Secret object (its `data`, base64) straight from the API server (R8b-F6; no cluster here: kubectl's
+documented `--raw` behaviour). The network pack's
 `sends-command-output-or-secrets` holds for every program and spelling listed below.
 """
 
@@ -11,23 +11,13 @@ from __future__ import annotations
 
 import pytest
 
+from shell_attacks import PACKS, decide
 from toolpolicy import Engine, load_policy
-
-PACKS = """
-version: 1
-profile: claude-code
-extends: ["pack:destructive", "pack:read-only", "pack:secrets", "pack:network"]
-default: ask
-"""
 
 
 @pytest.fixture(scope="module")
 def packs() -> Engine:
     return Engine(load_policy(text=PACKS), hooks=False)
-
-
-def decide(engine: Engine, command: str) -> str:
-    return str(engine.decide("Bash", {"command": command}, context={"cwd": "/tmp"}).decision)
 
 
 @pytest.mark.parametrize(

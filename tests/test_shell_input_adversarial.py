@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from shell_attacks import YOLO
 from toolpolicy import Engine, load_policy
 
 USER = """
@@ -24,12 +25,6 @@ default: ask
 permissions:
   deny: ["Read(./.env)", "Edit(./.git/**)"]
   allow: ["Bash(cat *)", "Bash(ls *)", "Bash(echo *)"]
-"""
-YOLO = """
-version: 1
-profile: claude-code
-default: ask
-mode: yolo
 """
 
 

@@ -1,10 +1,9 @@
 """Tree and file writers (F17 fix, round 8b review, adversarially).
 
 `cp -r evil/. .`, `rsync -a evil/ ./`, `git checkout REV -- PATH` write DEST and everything under
-it (`kinds/shell_trees.py`, `shell_targets._tree_guard`). The spellings below hold. What does not:
-operands `xargs`, `parallel` and `find -exec ... {}` append or fill in at run time are not
-unknown writes, so `yolo` allows `echo .claude/settings.json | xargs cp evil` (bash writes the
-protected file) while `cp evil $(cat list)` asks. Each failing case is first run with bash.
+it (`kinds/shell_trees.py`, `shell_targets._tree_guard`). The spellings below hold, and so do
+the operands `xargs`, `parallel` and `find -exec ... {}` fill in at run time (R8b-F5: they are an
+unknown write, as `cp evil $(cat list)` is). Each case that was allowed is first run with bash.
 """
 
 from __future__ import annotations
@@ -14,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from toolpolicy import Engine, load_policy
+import shell_attacks
+from shell_attacks import YOLO
+from toolpolicy import Engine
 
 USER = """
 version: 1
@@ -24,38 +25,20 @@ permissions:
   deny: ["Edit(./.claude/**)", "Edit(~/.ssh/**)"]
   allow: ["Bash(cp *)", "Bash(rsync *)", "Bash(mv *)", "Bash(install *)", "Bash(ditto *)", "Bash(git *)", "Bash(ln *)"]
 """
-YOLO = """
-version: 1
-profile: claude-code
-default: ask
-mode: yolo
-"""
 
 
 @pytest.fixture(scope="module")
 def dirs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("trees")
-    home = root / "home"
-    (home / ".ssh").mkdir(parents=True)
-    ws = root / "ws"
-    (ws / ".claude").mkdir(parents=True)
-    (ws / ".claude" / "settings.json").write_text("{}\n")
-    (ws / "evil").write_text("EVIL\n")
-    return ws, home
+    return shell_attacks.workspace(tmp_path_factory.mktemp("trees"))
 
 
 @pytest.fixture(scope="module")
 def engines(dirs: tuple[Path, Path]) -> dict[str, Engine]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(dirs[1]))
-        return {n: Engine(load_policy(text=t), hooks=False) for n, t in (("user", USER), ("yolo", YOLO))}
+    return shell_attacks.engines(dirs[1], user=USER, yolo=YOLO)
 
 
 def decide(engine: Engine, command: str, dirs: tuple[Path, Path]) -> str:
-    ws, home = dirs
-    return str(
-        engine.decide("Bash", {"command": command}, context={"cwd": str(ws), "home": str(home)}).decision
-    )
+    return shell_attacks.decide(engine, command, *dirs)
 
 
 STDIN_OPERANDS = [
