@@ -820,7 +820,13 @@ def _with_raw(unit: Unit, text: str, c: _Ctx) -> Unit:
 
 
 def _process_home() -> str:
-    """The home the policy's `~` rules were compiled with (`compile_spec`: `$HOME`), normalised."""
+    """The home the policy's `~` rules were compiled with (`compile_spec`: `$HOME`), normalised
+    once per value of `$HOME` (every general-flow path view asks)."""
+    return _home_for(os.environ.get("HOME"))
+
+
+@functools.lru_cache(maxsize=4)
+def _home_for(_env_home: str | None) -> str:
     home = os.path.expanduser("~")
     return normalise(home, "/") if home.startswith("/") else ""
 
