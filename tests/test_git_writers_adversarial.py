@@ -142,3 +142,19 @@ def test_removing_a_file_from_the_index_only_is_not_a_write_of_it() -> None:
         packs.decide("Bash", {"command": "git rm --cached .env"}, context={"cwd": "/tmp"}).decision == "ask"
     )
     assert packs.decide("Bash", {"command": "git rm .env"}, context={"cwd": "/tmp"}).decision == "deny"
+
+
+@pytest.mark.parametrize(
+    "command", ["git rm '*.json'", "git rm -- ':(glob).claude/*'", "git checkout-index -f -- '*.json'"]
+)
+def test_pathspecs_of_other_git_writers_ask_in_yolo(
+    engines: dict[str, Engine], repo: Path, command: str
+) -> None:
+    assert decide(engines["yolo"], command, repo) == "ask"
+
+
+@pytest.mark.parametrize("command", ["git rm README.md", "git mv a b", "git status"])
+def test_plain_paths_of_git_writers_stay_approved_in_yolo(
+    engines: dict[str, Engine], repo: Path, command: str
+) -> None:
+    assert decide(engines["yolo"], command, repo) == "allow"

@@ -753,12 +753,15 @@ class _Walk:
             strict = name == "tee"  # tee writes like `>` does (and always did here)
             for i, cut in a.operand_writes:
                 facts.writes.extend(t if strict else SOFT + t for t in _word_targets(words[i], cut, bases))
-            if a.trees or a.into:  # `rsync x/ DEST`, `cp -r x DIR`: destinations with all under them
+            if a.trees or a.into or (name == "git" and (a.operand_writes or a.writes)):
                 from . import shell_trees
 
+                # `rsync x/ DEST`, `cp -r x DIR`: destinations with all under them
                 facts.writes.extend(shell_trees.trees(words, a.trees, bases, _word_targets, SOFT))
                 facts.writes.extend(shell_trees.into(words, a.into, bases, _word_targets, SOFT))
-                if name == "git" and shell_trees.pathspecs(words, a.trees):
+                if name == "git" and shell_trees.pathspecs(
+                    words, [*((i, cut) for i, cut, _soft in a.trees), *a.operand_writes, *a.writes]
+                ):
                     facts.writes.append(_DYN + UNKNOWN)  # git matches them itself: any path may be written
             if a.unknown_write:
                 facts.writes.append(_DYN + UNKNOWN)

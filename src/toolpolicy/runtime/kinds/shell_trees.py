@@ -55,14 +55,14 @@ def trees(
     return out
 
 
-def pathspecs(words: Sequence[Word], found: Sequence[tuple[int, int, bool]]) -> bool:
-    """Whether git is given paths it matches itself (gitglossary "pathspec"): a `tree` operand
-    with a wildcard (git's `*` crosses `/`, and an unmatched glob reaches git as typed) or a
+def pathspecs(words: Sequence[Word], found: Sequence[tuple[int, int]]) -> bool:
+    """Whether git is given paths it matches itself (gitglossary "pathspec"): a path it writes
+    (`restore`, `checkout`, `rm`, `checkout-index`, `stash push`...) with a wildcard (git's `*` crosses `/`, and an unmatched glob reaches git as typed) or a
     `:(magic)` prefix (`:(icase)`, `:(glob)`, `:/`), or `--pathspec-from-file` (the paths are in
     a file). Which files that names is git's to say, not the words': any path may be written."""
     if any(w.value.startswith("--pathspec-from-file") for w in words):
         return True
-    for i, cut, _soft in found:
+    for i, cut in found:
         value = words[i].value[cut:]
         if value.startswith(":") or any(c in value for c in "*?["):
             return True
