@@ -103,3 +103,16 @@ def test_generated_expressions() -> None:
 def test_errors_still_come_from_the_grammar() -> None:
     with pytest.raises(ExprError, match="unclosed"):
         parse_permission("Bash(x")
+
+
+def test_a_tool_glob_that_case_folding_empties_is_a_located_error() -> None:
+    """`[L-[]` is a valid range, but a case-insensitive policy folds tool globs (`[l-[]`, empty):
+    a located error, never the glob parser's exception (the atheris permission target found it)."""
+    from toolpolicy import load_policy
+    from toolpolicy.errors import PolicyError
+
+    text = 'version: 1\nglob: {case: insensitive}\npermissions:\n  allow: ["Bas[L-[]"]\n'
+    with pytest.raises(PolicyError) as caught:
+        load_policy(text=text)
+    assert ":4:12:" in str(caught.value) and "case-folded" in str(caught.value)
+    load_policy(text=text.replace("insensitive", "sensitive"))  # the same glob, unfolded, is valid

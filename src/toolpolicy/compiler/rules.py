@@ -108,7 +108,16 @@ def _tool_part(
             start = tool.span.start + exc.offset
             raise ExprError(f"invalid tool glob: {exc}", start, start + 1) from None
         folded = res.fold_name(text)  # tool names are case-folded the same way (ß -> ss)
-        return (), (to_regex(folded, fold=res.fold),), (folded,)
+        try:
+            regex = to_regex(folded, fold=res.fold)
+        except GlobError as exc:  # folding moved a class range's ends (`[L-[]` is `[l-[]`, empty)
+            start = tool.span.start
+            raise ExprError(
+                f"invalid tool glob once case-folded (tool names are case-insensitive here): {exc}",
+                start,
+                start + max(1, len(text)),
+            ) from None
+        return (), (regex,), (folded,)
     literal = unescape(text)
     names = [res.canonical(literal), *res.covered_by(literal, decision)]
     return tuple(dict.fromkeys(names)), (), ()
