@@ -113,7 +113,7 @@ class Engine:
         self._plain = not hooks_used and self._log is None and not self._wants_approval_hooks()
         self._fast = self._plain and not explain and not reference
         self._plans = plans(policy, self.mode)
-        self._where = Where(self._cwd, self._home, policy.base_dir)
+        self._where = Where.shared(self._cwd, self._home, policy.base_dir)
 
     # -- public API ---------------------------------------------------------------------------
     def decide(

@@ -21,7 +21,7 @@ from .pattern_set import PatternSet, joined
 from .plan import ToolPlan, plan_for
 from .rules import MAX_WRITE_CHECKS, normalise_args
 from .shell_targets import PATTERN, SOFT, needs_check, read_tool_of
-from .views import _url_view, plain_view, shell_readings
+from .views import PICKS, _url_view, plain_view, shell_readings
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
@@ -42,6 +42,21 @@ class Where:
 
     def __init__(self, cwd: str, home: str, policy_dir: str) -> None:
         self.cwd, self.home, self.policy_dir = cwd, home, policy_dir
+
+    @staticmethod
+    def shared(cwd: str, home: str, policy_dir: str) -> Where:
+        """The one `Where` of these directories, for engines: engines that work in the same
+        directories (a server's per-session engines) share the picks kept under it (`_remember`)."""
+        key = (cwd, home, policy_dir)
+        where = _SHARED.get(key)
+        if where is None:
+            if len(_SHARED) >= _WHERES_PICKED:
+                _SHARED.clear()
+            where = _SHARED[key] = Where(cwd, home, policy_dir)
+        return where
+
+
+_SHARED: dict[tuple[str, str, str], Where] = {}
 
 
 def decide_fast(
@@ -137,6 +152,12 @@ def _pick(
         if plan.alias_keys and not plan.alias_keys.isdisjoint(args):
             return None  # an alias spelling too: both values are checked the general way
         if value is not None:
+            by_plan = PICKS.get(where)
+            memo = by_plan.get(plan.token) if by_plan is not None else None
+            if memo is not None:
+                earlier = memo.get(value)
+                if earlier is not None:
+                    return earlier  # type: ignore[no-any-return]  # this text, plan and directories
             if not value.isascii():
                 return None  # surrogates, NFC variants: the general way
             kind = spec.kind
@@ -186,9 +207,12 @@ def _pick(
                 static = plan.static_plain_pick[allow_ok]
                 if static is not None and (best < 0 or plan.ranks[static] > plan.ranks[best]):
                     best = static
+                picked = [best], [allow_ok], lex, units
                 if when is None:  # no condition looked at the call: the pick is the text's and the plan's
                     _keep(view, "pick", plan.token, best)
-                return [best], [allow_ok], lex, units
+                    if where is engine._where and where.cwd.startswith("/"):
+                        _remember(where, plan, value, picked)
+                return picked
             if not single and kind != "shell":
                 return None  # several readings of a path or URL: the general way
             bests = []
@@ -243,6 +267,33 @@ def _pick(
                 best = p
         bests[n] = best
     return bests, allow_oks, lex, units
+
+
+def _remember(where: Where, plan: ToolPlan, value: str, picked: Any) -> None:
+    """Keep `_pick`'s answer for `value` under `plan` in an engine's own directories
+    (`Engine._where`; a call whose context names others is picked the long way and not kept):
+    one dictionary lookup by the text instead of the view's memo chain (the lexical path's cache,
+    the view, its memo). Bounded like `re`'s cache: past _PICKS_KEPT picks in all, it starts
+    over. `views.clear_memos` empties it with the views it was built from."""
+    if len(value) > _PICKED_CHARS:
+        return  # a long text is not pinned (the views' memos keep none either)
+    if _KEPT[0] >= _PICKS_KEPT:
+        PICKS.clear()
+        _KEPT[0] = 0
+    picks = PICKS.get(where)
+    if picks is None:
+        picks = PICKS[where] = {}
+    memo = picks.get(plan.token)
+    if memo is None:
+        memo = picks[plan.token] = {}
+    memo[value] = picked
+    _KEPT[0] += 1
+
+
+_PICKS_KEPT = 32768  # picks kept in all (each holds a view the views' own memos may have let go)
+_PICKED_CHARS = 2048  # the longest text kept (`shell.MEMO_CHARS`)
+_KEPT = [0]  # picks kept since PICKS was last emptied here (`clear_memos` may empty it too: fewer)
+_WHERES_PICKED = 256  # directories `Where.shared` keeps
 
 
 def _unit_hits(pset: PatternSet, view: ArgView, unit: Unit) -> Any:

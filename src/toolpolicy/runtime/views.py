@@ -327,6 +327,10 @@ def _plain_text_view(value: str) -> ArgView:
     return simple_view(text)
 
 
+PICKS: dict[object, dict[object, dict[str, Any]]] = {}
+"""The fast path's picks (`fastpath._remember`): per engine's `Where`, per plan token, per text."""
+
+
 def clear_memos() -> None:
     """Empty every per-text memo of the views (shell commands, paths, URLs, plain texts) and of
     the conditions that read one argument (`when_table`).
@@ -340,6 +344,7 @@ def clear_memos() -> None:
     _plain_text_view.cache_clear()
     for memoised in (shell._view_text, path._lexical_cached):
         memoised.cache_clear()
+    PICKS.clear()
 
 
 def shell_readings(view: Any, value: object) -> tuple[str, ...]:

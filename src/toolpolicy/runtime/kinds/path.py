@@ -522,9 +522,10 @@ def _under_home(path: str, home: str, own: str) -> str | None:
 
 def lexical(value: str, ctx: Any) -> _Lexical:
     """The memoised lexical part of the view of a string `value` (`.view`, `.joined`)."""
-    if len(value) > MEMO_CHARS:
-        return _lexical_uncached(value, True, ctx.cwd, ctx.home or "")
-    return _lexical_cached(value, True, ctx.cwd, ctx.home or "")  # one call: the fast path's way in
+    cwd = ctx.cwd
+    if len(value) > MEMO_CHARS or not cwd.startswith("/"):  # a relative cwd: the process's may change
+        return _lexical_uncached(value, True, cwd, ctx.home or "")
+    return _lexical_cached(value, True, cwd, ctx.home or "")  # one call: the fast path's way in
 
 
 def resolves_lexically(lex: _Lexical, value: str) -> bool:
@@ -542,7 +543,7 @@ def resolves_lexically(lex: _Lexical, value: str) -> bool:
 
 
 def _lexical(text: str, trusted: bool, cwd: str, home: str) -> _Lexical:
-    if len(text) > MEMO_CHARS:
+    if len(text) > MEMO_CHARS or not cwd.startswith("/"):
         return _lexical_uncached(text, trusted, cwd, home)
     return _lexical_cached(text, trusted, cwd, home)
 
