@@ -115,7 +115,6 @@ def test_a_key_named_as_a_git_object_in_the_home_repository_is_not_allowed(
     "command",
     [
         "git show HEAD -- .env",
-        "git diff HEAD -- .env",
         "git log -p -- .env",
         "git blame .env",
         "git grep SECRET -- .env",
