@@ -583,7 +583,7 @@ class _Walk:
             stages, plain = [0], True  # the common case: a plain program, nothing to see through
             if assigns:
                 texts.append(joined)  # else the same text as `full`
-            if "/" in first or not FIND_EXEC.isdisjoint(values):
+            if "/" in first or not _no_find_exec(values, joined):
                 texts.extend(_stage_texts(values, 0))
         else:
             starts = _deny_starts(values)
@@ -676,9 +676,9 @@ class _Walk:
             ),
         )
         if not facts.scripts and (
-            (name not in _SCRIPT_NAMES and FIND_EXEC.isdisjoint(values))
+            (name not in _SCRIPT_NAMES and _no_find_exec(values, joined))
             if plain
-            else _runs_no_script(values, stages, name)
+            else _runs_no_script(values, joined, stages, name)
         ):
             units = [unit]  # the common case: no shell code anywhere in its argv
         else:
@@ -885,7 +885,7 @@ _SHELLS_SOURCE = SHELLS | {"source", "."}
 _SCRIPT_NAMES = _SHELLS_SOURCE | SCRIPT_FINDER_NAMES | {"eval", "at", "batch"}
 
 
-def _runs_no_script(values: Sequence[str], stages: Sequence[int], name: str) -> bool:
+def _runs_no_script(values: Sequence[str], joined: str, stages: Sequence[int], name: str) -> bool:
     """True when `_scripts` surely finds nothing: no stage runs a shell, `eval`, a script finder,
     a stdin runner or `source`, and no `find -exec` is in the words."""
     if len(stages) == 1:
@@ -893,7 +893,14 @@ def _runs_no_script(values: Sequence[str], stages: Sequence[int], name: str) -> 
             return False
     elif any(basename(values[k]) in _SCRIPT_NAMES for k in stages):
         return False
-    return FIND_EXEC.isdisjoint(values)
+    return _no_find_exec(values, joined)
+
+
+def _no_find_exec(values: Sequence[str], joined: str) -> bool:
+    """No word is `-exec`, `-execdir`, `-ok` or `-okdir` (`FIND_EXEC.isdisjoint(values)`, whose
+    hashing of every fresh word is most of a long command's cost; `joined` is the words joined
+    by spaces: a substring test first)."""
+    return ("-exec" not in joined and "-ok" not in joined) or FIND_EXEC.isdisjoint(values)
 
 
 _FED_NOTE = "a shell or interpreter runs code another command prints (known only when it runs)"
