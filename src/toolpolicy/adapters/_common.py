@@ -117,9 +117,13 @@ def optional_str(data: Mapping[str, Any], key: str) -> str | None:
     return value
 
 
-def tool_input(data: Mapping[str, Any], key: str = "tool_input") -> dict[str, Any]:
-    """The call's arguments: a JSON object; absent means `{}` (docker-agent omits empty inputs)."""
+def tool_input(data: Mapping[str, Any], key: str = "tool_input", *, required: bool = False) -> dict[str, Any]:
+    """The call's arguments: a JSON object. Absent means `{}` where the client omits empty inputs
+    (docker-agent, agent-code); where it always sends them (`required`: Claude Code, Codex, Gemini
+    CLI), a payload without them is not the call it stands for: an error (fail closed)."""
     if key not in data:
+        if required:
+            raise InputError(f"`{key}` is missing: the client always sends a tool call's arguments")
         return {}
     value = data[key]
     if not isinstance(value, dict):
@@ -135,10 +139,13 @@ def call_cwd(data: Mapping[str, Any], fallback: str | None) -> str:
     return cwd if os.path.isabs(cwd) else os.path.abspath(os.path.join(fallback or os.getcwd(), cwd))
 
 
-def read_call(data: Mapping[str, Any], agent: str, options: HookOptions, **extra: Any) -> Call:
-    """The common fields (`tool_name`, `tool_input`, `cwd`, `session_id`, `tool_use_id`) as a Call."""
+def read_call(
+    data: Mapping[str, Any], agent: str, options: HookOptions, *, input_required: bool = True, **extra: Any
+) -> Call:
+    """The common fields (`tool_name`, `tool_input`, `cwd`, `session_id`, `tool_use_id`) as a Call
+    (`input_required`: False for a client that omits empty inputs)."""
     tool = require_str(data, "tool_name")
-    args = tool_input(data)
+    args = tool_input(data, required=input_required)
     session_id = optional_str(data, "session_id")
     context: dict[str, Any] = {"cwd": call_cwd(data, options.cwd), "agent": agent}
     for key in ("session_id", "tool_use_id", "hook_event_name"):

@@ -54,7 +54,7 @@ def handle(
         seen["event"] = event
         if event not in EVENTS:
             return unsupported_event(PROTOCOL, event, EVENTS)
-        call = read_call(data, PROTOCOL, opts)
+        call = read_call(data, PROTOCOL, opts, input_required=False)  # it omits empty inputs
         mode = None if opts.mode == "auto" else opts.mode
         return _answer(event, decide(engine_factory, call, mode), opts)
 
