@@ -76,7 +76,6 @@ def test_git_prints_the_denied_file_named_as_an_object(
     assert printed in _git(command, ws, home)
 
 
-@pytest.mark.xfail(strict=True, reason="R9-F2: git REV:PATH names a denied file and is allowed")
 @pytest.mark.parametrize("name", ["P", "U"])
 @pytest.mark.parametrize(("command", "printed"), OBJECT_READS)
 def test_a_denied_file_named_as_a_git_object_is_not_allowed(
@@ -99,7 +98,6 @@ def test_git_prints_the_key_from_a_dotfiles_repository(where: tuple[Path, Path, 
     assert "KEY" in _git(command, ws, home)
 
 
-@pytest.mark.xfail(strict=True, reason="R9-F2: git REV:PATH of ~/.ssh in a dotfiles repository is allowed")
 @pytest.mark.parametrize("command", DOTFILES[:2])
 def test_a_key_named_as_a_git_object_in_the_home_repository_is_not_allowed(
     where: tuple[Path, Path, dict], command: str
@@ -131,3 +129,26 @@ def test_a_denied_file_named_as_a_pathspec_is_denied(where: tuple[Path, Path, di
 def test_the_packs_deny_a_key_named_as_a_git_object(where: tuple[Path, Path, dict], command: str) -> None:
     ws, home, engine = where
     assert _decide(engine["P"], command, ws, home) == "deny"  # the raw `.ssh/id_` pattern
+
+
+# -- found while fixing R9-F2: reads past the sixteenth were never checked ---------------------
+
+
+@pytest.mark.parametrize("target", [".env", "~/.ssh/id_rsa"])
+def test_a_denied_file_read_after_sixteen_others_is_denied(
+    where: tuple[Path, Path, dict], target: str
+) -> None:
+    """`cat f0 ... f15 .env`: the general flow decided the first 16 files a command reads and
+    dropped the rest (U allowed it); now up to 64 are decided and more ask."""
+    ws, home, engine = where
+    many = " ".join(f"f{i}" for i in range(16))
+    for name in ("P", "U"):
+        assert _decide(engine[name], f"cat {many} {target}", ws, home) == "deny"
+
+
+def test_a_command_reading_more_files_than_are_checked_asks(where: tuple[Path, Path, dict]) -> None:
+    ws, home, engine = where
+    many = " ".join(f"f{i}" for i in range(70))
+    assert _decide(engine["U"], f"cat {many}", ws, home) == "ask"
+    assert _decide(engine["U"], f"cat {many} .env", ws, home) == "ask"  # the 71st is not looked at
+    assert _decide(engine["U"], "cat f1 f2 README.md", ws, home) == "allow"

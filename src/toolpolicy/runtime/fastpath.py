@@ -19,7 +19,7 @@ from .evaluate import _unit_texts, _whole_text
 from .kinds import ArgView, Unit, path
 from .pattern_set import PatternSet, joined
 from .plan import ToolPlan, plan_for
-from .rules import MAX_WRITE_CHECKS, normalise_args
+from .rules import MAX_READ_CHECKS, MAX_WRITE_CHECKS, normalise_args
 from .shell_targets import PATTERN, SOFT, needs_check, read_tool_of
 from .views import PICKS, _url_view, plain_view, shell_readings
 
@@ -441,7 +441,9 @@ def _targets_change_nothing(
     if unit.reads:
         read_tool = read_tool_of(policy, mode)
         if read_tool:
-            for target in unit.reads[:MAX_WRITE_CHECKS]:
+            if len(unit.reads) > MAX_READ_CHECKS:
+                return False  # the general way asks
+            for target in unit.reads:
                 if target.startswith(PATTERN):
                     return False
                 sub = _path_rule(engine, read_tool, target, where, context)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MAX_WRITE_CHECKS = 16
+MAX_READ_CHECKS = 64  # files one simple command reads that are decided; past it the command asks
 DEFAULT_MAX_ARGS = 1 << 20  # characters, all arguments together
 
 

@@ -27,7 +27,7 @@ import itertools
 import os
 
 from ..vocabulary.lazy_regex import lazy_compile
-from .rules import MAX_WRITE_CHECKS, PreparedCall, RuleVerdict, combine, prepare
+from .rules import MAX_READ_CHECKS, MAX_WRITE_CHECKS, PreparedCall, RuleVerdict, combine, prepare
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
@@ -162,7 +162,10 @@ def _reads(
     targets: tuple[str, ...],
     tool: str,
 ) -> None:
-    for target in targets[:MAX_WRITE_CHECKS]:
+    if len(targets) > MAX_READ_CHECKS and results[i][0] != "deny":  # the rest unchecked: never allowed
+        verdict.diagnostics.append(f"more than {MAX_READ_CHECKS} files read")
+        results[i] = ("ask", None)
+    for target in targets[:MAX_READ_CHECKS]:
         paths, _known, whole = expand(target, call.cwd, call.home)
         shown = _shown(target)
         if not whole and results[i][0] != "deny":

@@ -731,6 +731,8 @@ class _Walk:
                 bases = _change_dir(bases, (_CD, moved))
             for i, cut in a.reads:
                 facts.reads.extend(_word_targets(words[i], cut, bases))
+                if name == "git" and ":" in words[i].value[cut:]:
+                    facts.reads.extend(_object_path_targets(words[i].value[cut:], bases, values))
             for i, cut in a.at_reads:  # `-d @f`, and the forms `-F k=@f`, `-F 'k=<f'`, `--data-urlencode k@f`
                 value = words[i].value[cut:]
                 if value.startswith("@"):
@@ -1065,6 +1067,45 @@ def _word_targets(word: Word, cut: int, bases: tuple[str, ...]) -> list[str]:
     if value.startswith("/") or bases == _NO_BASES:
         return [value]
     return [_join_base(b, _escape(value), False) for b in bases]
+
+
+def _object_path_targets(value: str, bases: tuple[str, ...], values: Sequence[str]) -> list[str]:
+    """The file a git object name reads (gitrevisions(7)): `REV:PATH`, `:PATH`, `:N:PATH` name
+    PATH as committed or staged, which git prints as the file itself (`git show HEAD:.env`).
+
+    PATH is relative to the cwd when spelt `./` or `../`; else to the repository's top, which is
+    the cwd or a directory above it (checked as `PATH`, `../PATH`, ... up to _TOP_LEVELS levels
+    up: a dotfiles repository at `~` shows `HEAD:.ssh/id_rsa` from `~/proj`), or the directory
+    holding a `--git-dir` given in the words. Not a URL (`https://...`), `:/TEXT` (a commit
+    message search), or an empty PATH."""
+    if "://" in value or value.startswith((":/", "/", "./", "../")):
+        return []
+    if value.startswith(":"):
+        rest = value[1:]
+        path = rest[2:] if len(rest) > 1 and rest[0] in "0123" and rest[1] == ":" else rest
+    else:
+        path = value.split(":", 1)[1]
+    if not path:
+        return []
+    quoted = shlex.quote(path)
+    if path.startswith(("./", "../")):
+        return _word_targets(Word(path, quoted, False, False), 0, bases)
+    out: list[str] = []
+    for up in range(_TOP_LEVELS + 1):
+        spelled = "../" * up + path
+        out.extend(_word_targets(Word(spelled, "../" * up + quoted, False, False), 0, bases))
+    for k, v in enumerate(values):  # `--git-dir DIR` / `--git-dir=DIR`: the top is DIR's parent
+        given = v[len("--git-dir=") :] if v.startswith("--git-dir=") else None
+        if v == "--git-dir" and k + 1 < len(values):
+            given = values[k + 1]
+        if given:
+            top = given.rstrip("/").rsplit("/", 1)[0] if "/" in given.rstrip("/") else "."
+            raw = top if top.startswith("~") and not any(c in top for c in "'\"$`") else shlex.quote(top)
+            out.extend(_word_targets(Word(top + "/" + path, raw + "/" + quoted, False, False), 0, bases))
+    return out
+
+
+_TOP_LEVELS = 12  # directories above the cwd a repository's top may be, for `REV:PATH`
 
 
 def _cut_raw(raw: str, cut: int) -> str:
