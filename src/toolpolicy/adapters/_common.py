@@ -140,10 +140,17 @@ def call_cwd(data: Mapping[str, Any], fallback: str | None) -> str:
 
 
 def read_call(
-    data: Mapping[str, Any], agent: str, options: HookOptions, *, input_required: bool = True, **extra: Any
+    data: Mapping[str, Any],
+    agent: str,
+    options: HookOptions,
+    extra: Mapping[str, Any] | None = None,
+    *,
+    input_required: bool = True,
 ) -> Call:
-    """The common fields (`tool_name`, `tool_input`, `cwd`, `session_id`, `tool_use_id`) as a Call
-    (`input_required`: False for a client that omits empty inputs)."""
+    """The common fields (`tool_name`, `tool_input`, `cwd`, `session_id`, `tool_use_id`) as a Call,
+    with `extra` string fields in its context (`input_required`: False for a client that omits
+    empty inputs)."""
+    extra = extra or {}
     tool = require_str(data, "tool_name")
     args = tool_input(data, required=input_required)
     session_id = optional_str(data, "session_id")

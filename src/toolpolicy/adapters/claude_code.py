@@ -72,7 +72,7 @@ def handle(
         if event not in EVENTS:
             return unsupported_event(PROTOCOL, event, EVENTS, exit_code=2)
         permission_mode = optional_str(data, "permission_mode")
-        call = read_call(data, PROTOCOL, opts, permission_mode=permission_mode)
+        call = read_call(data, PROTOCOL, opts, {"permission_mode": permission_mode})
         decision = decide(engine_factory, call, _mode(opts.mode, permission_mode))
         if event == "PermissionRequest":
             return _permission_request(decision)

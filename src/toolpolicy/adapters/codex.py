@@ -74,7 +74,7 @@ def handle(
         if event not in EVENTS:
             return unsupported_event(PROTOCOL, event, EVENTS, exit_code=2)
         context = {key: optional_str(data, key) for key in ("turn_id", "permission_mode", "model")}
-        call = read_call(data, PROTOCOL, opts, **context)
+        call = read_call(data, PROTOCOL, opts, context)
         mode = None if opts.mode == "auto" else opts.mode
         engine = engine_factory(mode=mode, session_id=call.session_id)
         call = call._replace(tool=_canonical_tool(engine, call.tool))
