@@ -157,6 +157,7 @@ class OptionDecl(_Model):
         default=None, description="`read` operands become this role (a mapping: these roles become those)"
     )
     writes_tree: bool = Field(default=False, description="`into` destinations are written as whole trees")
+    reads_tree: bool = Field(default=False, description="`read` operands are read with everything under them")
     note: str | None = None
 
 
@@ -195,6 +196,7 @@ class CommandDecl(_Model):
     abbrev: bool = Field(default=True, description="unambiguous prefixes of long options are accepted")
     unknown: Literal["flag", "exec"] = Field(default="flag", description="what an unlisted option means")
     writes_tree: bool = Field(default=False, description="`into` destinations are written as whole trees")
+    reads_tree: bool = Field(default=False, description="`read` operands are read with everything under them")
 
 
 class PolicyDocument(_Model):

@@ -144,7 +144,7 @@ def _writes(
                 verdict.diagnostics.append(f"`{shown}` is written by the command: not allowed")
                 results[i] = ("ask", sub.rule)
         if tool and target.endswith(TREE) and target.startswith(PATTERN) and results[i][0] != "deny":
-            if _tree_guard(engine, call, verdict, results, i, target, tool):
+            if _tree_guard(engine, call, verdict, results, i, target, tool, "written"):
                 return
         elif tool and target.startswith(PATTERN) and results[i][0] != "ask":
             _glob_guard(engine, call, verdict, results, i, target, tool, "written")
@@ -180,7 +180,12 @@ def _reads(
             if sub.decision == "ask" and results[i][0] != "ask":
                 verdict.diagnostics.append(f"`{shown}` is read by the command: needs approval")
                 results[i] = ("ask", sub.rule)
-        if target.startswith(PATTERN) and results[i][0] != "ask":
+        if target.endswith(TREE) and target.startswith(PATTERN):
+            if results[i][0] != "deny" and _tree_guard(
+                engine, call, verdict, results, i, target, tool, "read", anchored=True
+            ):
+                return
+        elif target.startswith(PATTERN) and results[i][0] != "ask":
             _glob_guard(engine, call, verdict, results, i, target, tool, "read")
 
 
@@ -223,31 +228,37 @@ def _tree_guard(
     i: int,
     target: str,
     tool: str,
+    verb: str,
+    *,
+    anchored: bool = False,
 ) -> bool:
-    """A tree write (DEST and everything under it) meets the deny and ask rules of `tool` that lie
-    at or under DEST: a deny denies (True: the unit is decided), an ask asks."""
+    """A tree write or read (DEST and everything under it: `verb`) meets the deny and ask rules of
+    `tool` that lie at or under DEST: a deny denies (True: the unit is decided), an ask asks.
+    `anchored`: only rules on `/`, `~` or policy-relative paths count, as for a search tool
+    (`path.reader_regex`): a cwd-relative rule (`Read(./.env)`) covers the paths it names, not a
+    search of the directory holding them (`grep -r TODO .` stays a search of the project)."""
     forms = glob_forms(target, call.cwd, call.home)
     shown = _shown(target[: -len(_ROOT_TREE)] or "/")
     for decision in ("deny", "ask"):
         if decision == "ask" and results[i][0] == "ask":
             return False
-        rule = _guarding_rule(engine, call, tool, forms, only=decision)
+        rule = _guarding_rule(engine, call, tool, forms, only=decision, anchored=anchored)
         if rule is None:
             continue
         if decision == "deny" and any(UNKNOWN in f for f in forms):  # DEST not known: it may lie there
             verdict.diagnostics.append(
-                f"`{shown}` is written with everything under it by the command and may hold a path rule {rule.id} denies: needs approval"
+                f"`{shown}` is {verb} with everything under it by the command and may hold a path rule {rule.id} denies: needs approval"
             )
             results[i] = ("ask", rule)
             return False
         if decision == "deny":
             verdict.diagnostics.append(
-                f"`{shown}` is written with everything under it by the command, and rule {rule.id} denies a path there"
+                f"`{shown}` is {verb} with everything under it by the command, and rule {rule.id} denies a path there"
             )
             results[i] = ("deny", rule)
             return True
         verdict.diagnostics.append(
-            f"`{shown}` is written with everything under it by the command, and rule {rule.id} guards a path there: needs approval"
+            f"`{shown}` is {verb} with everything under it by the command, and rule {rule.id} guards a path there: needs approval"
         )
         results[i] = ("ask", rule)
     return False
@@ -262,10 +273,16 @@ def tree_spelled(form: str) -> bool:
 
 
 def _guarding_rule(
-    engine: Engine, call: PreparedCall, tool: str, globs: list[str], only: str | None = None
+    engine: Engine,
+    call: PreparedCall,
+    tool: str,
+    globs: list[str],
+    only: str | None = None,
+    *,
+    anchored: bool = False,
 ) -> Any:
     """The first deny or ask rule of `tool` (in file order; `only`: of that decision) some path of
-    the `globs` matches."""
+    the `globs` matches (`anchored`: not a cwd-relative rule)."""
     if not globs:
         return None
     from .glob_overlap import Budget, overlaps
@@ -286,6 +303,8 @@ def _guarding_rule(
         if not cond.kind_view:
             continue  # the plain text of the argument, not a path: the expansion's paths decided it
         regex = cond.regex
+        if anchored and TAG_CWD in regex:
+            continue
         if TAG_CWD in regex:  # a cwd rule (`./.git/**`) matches `TAG_CWD + rel`: put the cwd back
             if cwd_text is None:
                 import re

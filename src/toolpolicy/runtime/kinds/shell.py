@@ -733,6 +733,16 @@ class _Walk:
                 facts.reads.extend(_word_targets(words[i], cut, bases))
                 if name == "git" and ":" in words[i].value[cut:]:
                     facts.reads.extend(_object_path_targets(words[i].value[cut:], bases, values))
+            if a.tree_reads:  # `grep -r KEY DIR`, `rg KEY`, `cp -r SRC`: DIR with everything under it
+                from .shell_trees import tree_of
+
+                for i, cut in a.tree_reads:
+                    if i < 0:  # no operand: the cwd
+                        facts.reads.extend(tree_of(t) for t in _word_targets(_CWD_WORD, 0, bases))
+                        continue
+                    targets = _word_targets(words[i], cut, bases)
+                    facts.reads.extend(targets)
+                    facts.reads.extend(tree_of(t) for t in targets)
             for i, cut in a.at_reads:  # `-d @f`, and the forms `-F k=@f`, `-F 'k=<f'`, `--data-urlencode k@f`
                 value = words[i].value[cut:]
                 if value.startswith("@"):
@@ -1105,6 +1115,7 @@ def _object_path_targets(value: str, bases: tuple[str, ...], values: Sequence[st
     return out
 
 
+_CWD_WORD = Word(".", ".", False, False)
 _TOP_LEVELS = 12  # directories above the cwd a repository's top may be, for `REV:PATH`
 
 

@@ -82,6 +82,7 @@ class Opt(Record):
     note: str = ""  # what it does, for `--explain`
     becomes: tuple[tuple[str, str], ...] = ()  # other roles operands take instead (`cp -T`: into -> tree)
     writes_tree: bool = False  # `into` destinations are written as whole trees (`cp -r`)
+    reads_tree: bool = False  # `read` operands are read with everything under them (`grep -r`)
 
 
 class Spec(Record):
@@ -105,6 +106,7 @@ class Spec(Record):
     code_option: bool  # an option takes inline code (`python -c`, `node -e`): stdin may be code too
     effect_notes: tuple[str, ...] = ()  # the notes `effects` adds, worded once when the spec is built
     writes_tree: bool = False  # `into` destinations are written as whole trees (`mv`)
+    reads_tree: bool = False  # `read` operands are read with everything under them (`rg`)
 
 
 class Subcommands:
@@ -154,6 +156,8 @@ class Analysis(Record):
     ] = ()  # (word, cut, by nature) of files written with all under them
     # (word, cut, by nature, as trees, source words) of destinations the sources go into by name
     into: tuple[tuple[int, int, bool, bool, tuple[int, ...]], ...] = ()
+    # (word index, characters to cut) of files read with everything under them; (-1, 0): the cwd
+    tree_reads: tuple[tuple[int, int], ...] = ()
 
 
 _EMPTY = Analysis()
@@ -221,6 +225,7 @@ def build_spec(name: str, data: Mapping[str, Any]) -> Spec:
         code_option=any(o.role == "code" for o in (*short.values(), *longs.values())),
         effect_notes=_effect_notes(effects, f"`{name}`", note),
         writes_tree=bool(data.get("writes_tree", False)),
+        reads_tree=bool(data.get("reads_tree", False)),
     )
 
 
@@ -255,6 +260,7 @@ def _build_opt(spellings: str, body: Any) -> Opt:
         note=str(body.get("note", "")),
         becomes=becomes,
         writes_tree=bool(body.get("writes_tree", False)),
+        reads_tree=bool(body.get("reads_tree", False)),
     )
 
 
@@ -349,14 +355,14 @@ def analyse(words: Sequence[str], table: Table, spec: Spec | None = None) -> Ana
 
 # What `_Acc.found` holds: (field, item), the field an index into the lists of `Analysis`.
 (_READS, _WRITES, _OPERAND_WRITES, _AT_READS, _SCRIPTS, _CODE, _COMMANDS, _NAMED_READS, _CHDIRS, _PREFIXES,
- _TREES, _INTO) = range(12)  # fmt: skip
+ _TREES, _INTO, _TREE_READS) = range(13)  # fmt: skip
 
 
 class _Acc:
     """What `_walk` finds: the word roles in one list, in order (most commands find none, so
     one list to make, not ten), sorted into the fields of an `Analysis` at the end."""
 
-    __slots__ = ("dropped", "effects", "found", "into_values", "notes", "tree", "unknown_write")
+    __slots__ = ("dropped", "effects", "found", "into_values", "notes", "read_tree", "tree", "unknown_write")
 
     def __init__(self) -> None:
         self.found: list[tuple[int, object]] = []
@@ -365,6 +371,7 @@ class _Acc:
         self.dropped = False
         self.unknown_write = False
         self.tree = False  # an option made `into` destinations whole trees (`cp -r`)
+        self.read_tree = False  # an option made `read` operands whole trees (`grep -r`)
         self.into_values: list[
             tuple[int, int]
         ] = []  # `-t DIR` (role `into`): placed once the operands are known
@@ -402,11 +409,12 @@ class _Acc:
                 not self.found,
                 by[_TREES],
                 by[_INTO],
+                by[_TREE_READS],
             ),
         )
 
 
-_NO_FINDINGS: list[tuple[object, ...]] = [()] * 12
+_NO_FINDINGS: list[tuple[object, ...]] = [()] * 13
 _NO_SKIPPED: set[str] = set()  # never added to: `_walk` makes a new set instead
 _new_analysis = tuple.__new__  # `Analysis(...)` without the namedtuple's Python-level `__new__`
 _NO_EFFECTS: frozenset[str] = frozenset()
@@ -500,7 +508,7 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
                     if o.effects:
                         _option(acc, o, "-" + w[j], None, 0, words)
                     become = o.operands_become or become
-                    if o.becomes or o.writes_tree:
+                    if o.becomes or o.writes_tree or o.reads_tree:
                         becomes = _retarget(acc, o, becomes)
                     if o.instead_of:
                         skipped = {*skipped, o.instead_of}
@@ -522,7 +530,7 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
             if opt.effects or (value is not None and opt.role != "data"):  # else `_option` adds nothing
                 _option(acc, opt, w, value, cut, words)
             become = opt.operands_become or become
-            if opt.becomes or opt.writes_tree:
+            if opt.becomes or opt.writes_tree or opt.reads_tree:
                 becomes = _retarget(acc, opt, becomes)
             if opt.instead_of:
                 skipped = {*skipped, opt.instead_of}
@@ -532,6 +540,8 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
             kept.extend(range(i, min(i + step, n)))
         i += step
     sources = _operands(words, spec, operands, skipped, become, acc, becomes) if operands else ()
+    if (acc.read_tree or spec.reads_tree) and not any(f == _TREE_READS for f, _ in acc.found):
+        acc.found.append((_TREE_READS, (-1, 0)))  # `grep -r KEY`, `rg KEY`: the cwd is searched
     if acc.into_values:  # `-t DIR`: every file operand goes into DIR
         tree = acc.tree or spec.writes_tree
         acc.found.extend((_INTO, (i, cut, False, tree, sources)) for i, cut in acc.into_values)
@@ -544,6 +554,8 @@ def _retarget(acc: _Acc, opt: Opt, becomes: dict[str, str] | None) -> dict[str, 
     `cp -r`: destinations are written as whole trees)."""
     if opt.writes_tree:
         acc.tree = True
+    if opt.reads_tree:
+        acc.read_tree = True
     return {**(becomes or {}), **dict(opt.becomes)} if opt.becomes else becomes
 
 
@@ -626,6 +638,9 @@ def _operands(
             continue
         if role == "tree":
             acc.found.append((_TREES, (idx, 0, True)))
+            continue
+        if role == "read" and (acc.read_tree or spec.reads_tree):
+            acc.found.append((_TREE_READS, (idx, 0)))
             continue
         _value(acc, role, idx, 0, "", "", w)
     if dests:
