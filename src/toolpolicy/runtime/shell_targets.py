@@ -286,6 +286,7 @@ def _guarding_rule(
     if not globs:
         return None
     from .glob_overlap import Budget, overlaps
+    from .guard_index import index_of
     from .plan import plan_for
 
     plan = plan_for(engine.policy, tool, call.mode)
@@ -294,7 +295,9 @@ def _guarding_rule(
         return None
     budget = Budget(_OVERLAP_BUDGET + _OVERLAP_PER_RULE * len(plan.rules))
     cwd_text: str | None = None
-    for p, rule in enumerate(plan.rules):
+    rules = plan.rules
+    for p in index_of(plan).candidates(globs, call.cwd):  # file order, the rules the globs may meet
+        rule = rules[p]
         if rule.decision == "allow" or plan.need[p] != 1 or (only is not None and rule.decision != only):
             continue  # an allow guards nothing; a rule on another argument never holds for a bare path
         cond = rule.conds[0]
