@@ -74,3 +74,32 @@ def test_the_knowledge_marks_the_operands_as_trees(setup: tuple) -> None:  # typ
     assert any(t.endswith("\x06") for t in shell.view("grep -r x d", None, table).units[0].reads)
     assert not any(t.endswith("\x06") for t in shell.view("grep x d", None, table).units[0].reads)
     assert any(t.endswith("\x06") for t in shell.view("rg x", None, table).units[0].reads)  # the cwd
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "grep -r TODO .",
+        "rg K",
+        "grep -r KEY ~",
+        "rg KEY ..",
+        "shopt -s dotglob; grep -r x .",
+        "GLOBIGNORE=x grep -r x src",
+        'grep -r x "$D"',
+        "cp -r src/ dst/",
+        "grep -r x /etc",
+    ],
+)
+@pytest.mark.parametrize("name", ["user", "packs"])
+def test_the_fast_path_decides_a_tree_read_as_the_general_flow(setup: tuple, name: str, command: str) -> None:  # type: ignore[type-arg]
+    """A tree read that meets no rule is decided on the fast path (`fastpath._tree_read_meets_nothing`);
+    the decision, reason and rule are the general flow's."""
+    from toolpolicy import Engine
+
+    ws, home, engine = setup
+    slow = Engine(engine[name].policy, hooks=False)
+    slow._fast = False
+    context = {"cwd": str(ws), "home": str(home)}
+    fast = engine[name].decide("Bash", {"command": command}, context=context)
+    general = slow.decide("Bash", {"command": command}, context=context)
+    assert fast.to_json() == general.to_json()

@@ -20,7 +20,7 @@ from .kinds import ArgView, Unit, path
 from .pattern_set import PatternSet, joined
 from .plan import ToolPlan, plan_for
 from .rules import MAX_READ_CHECKS, MAX_WRITE_CHECKS, normalise_args
-from .shell_targets import PATTERN, SOFT, needs_check, read_tool_of
+from .shell_targets import PATTERN, SOFT, TREE, needs_check, read_tool_of
 from .views import PICKS, _url_view, plain_view, shell_readings
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
@@ -101,7 +101,7 @@ def decide_fast(
                 and (unit.writes or unit.reads)
                 and (best < 0 or plan.rules[best].decision != "deny")
                 and needs_check(engine.policy, engine.mode, unit.writes, unit.reads)
-                and not _targets_change_nothing(engine, plan, best, unit, where, context)
+                and not _targets_change_nothing(engine, plan, best, unit, where, context, args[arg])
             ):
                 return None  # a file it writes or reads changes the decision: the general way words it
     best = bests[0] if len(bests) == 1 else _combine(plan, bests)
@@ -411,7 +411,13 @@ def _best_whole(plan: ToolPlan, hits: list[int], when: _When | None) -> int:
 
 
 def _targets_change_nothing(
-    engine: Engine, plan: ToolPlan, best: int, unit: Unit, where: Where, context: Mapping[str, Any] | None
+    engine: Engine,
+    plan: ToolPlan,
+    best: int,
+    unit: Unit,
+    where: Where,
+    context: Mapping[str, Any] | None,
+    value: str,
 ) -> bool:
     """Whether the path rules leave the unit's decision as it is, with nothing to report, for
     every file it writes or reads (what `shell_targets.check_targets` would find); False also
@@ -445,11 +451,27 @@ def _targets_change_nothing(
                 return False  # the general way asks
             for target in unit.reads:
                 if target.startswith(PATTERN):
+                    if target.endswith(TREE) and _tree_read_meets_nothing(
+                        engine, read_tool, target, where, value
+                    ):
+                        continue  # `grep -r KEY DIR`: no deny or ask rule lies under DIR
                     return False
                 sub = _path_rule(engine, read_tool, target, where, context)
                 if sub == -2 or sub in ("deny", "ask"):
                     return False
     return True
+
+
+def _tree_read_meets_nothing(engine: Engine, tool: str, target: str, where: Where, value: str) -> bool:
+    """Whether no deny or ask rule of the read tool lies at or under a tree read's directory
+    (`shell_targets._tree_guard` for reads would find none, and change nothing), in a command
+    `value` that leaves bash's glob options alone (else every pattern target asks)."""
+    from .shell_targets import glob_forms, glob_options_changed, guarding_rule
+
+    if glob_options_changed(shell.view(value, None, engine.policy.commands)):
+        return False
+    forms = glob_forms(target, where.cwd, where.home)
+    return guarding_rule(engine, engine.mode, where.cwd, tool, forms, anchored=True) is None
 
 
 def _path_rule(

@@ -281,22 +281,36 @@ def _guarding_rule(
     *,
     anchored: bool = False,
 ) -> Any:
+    """`guarding_rule` for a prepared call."""
+    return guarding_rule(engine, call.mode, call.cwd, tool, globs, only, anchored=anchored)
+
+
+def guarding_rule(
+    engine: Engine,
+    mode: str,
+    cwd: str,
+    tool: str,
+    globs: list[str],
+    only: str | None = None,
+    *,
+    anchored: bool = False,
+) -> Any:
     """The first deny or ask rule of `tool` (in file order; `only`: of that decision) some path of
-    the `globs` matches (`anchored`: not a cwd-relative rule)."""
+    the `globs` matches (`anchored`: not a cwd-relative rule), in `mode` and the directory `cwd`."""
     if not globs:
         return None
     from .glob_overlap import Budget, overlaps
     from .guard_index import index_of
     from .plan import plan_for
 
-    plan = plan_for(engine.policy, tool, call.mode)
+    plan = plan_for(engine.policy, tool, mode)
     arg = plan.spec.arg
     if arg is None or plan.spec.kind != "path":
         return None
     budget = Budget(_OVERLAP_BUDGET + _OVERLAP_PER_RULE * len(plan.rules))
     cwd_text: str | None = None
     rules = plan.rules
-    for p in index_of(plan).candidates(globs, call.cwd):  # file order, the rules the globs may meet
+    for p in index_of(plan).candidates(globs, cwd):  # file order, the rules the globs may meet
         rule = rules[p]
         if rule.decision == "allow" or plan.need[p] != 1 or (only is not None and rule.decision != only):
             continue  # an allow guards nothing; a rule on another argument never holds for a bare path
@@ -312,7 +326,7 @@ def _guarding_rule(
             if cwd_text is None:
                 import re
 
-                cwd_text = re.escape(call.cwd.rstrip("/") + "/")
+                cwd_text = re.escape(cwd.rstrip("/") + "/")
             regex = regex.replace(TAG_CWD, cwd_text)
         # a glob is weighed by what it spells; an unknown expansion may be any text at all
         if any(
