@@ -100,7 +100,9 @@ def test_gzip_removes_the_protected_settings(tmp_path: Path, command: str) -> No
 def test_gunzip_writes_the_protected_settings(tmp_path: Path) -> None:
     (tmp_path / ".claude").mkdir()
     (tmp_path / "evil").write_text('{"evil": 1}\n')
-    subprocess.run(["bash", "-c", "gzip -c evil > .claude/settings.json.gz"], cwd=tmp_path, check=True, timeout=20)
+    subprocess.run(
+        ["bash", "-c", "gzip -c evil > .claude/settings.json.gz"], cwd=tmp_path, check=True, timeout=20
+    )
     subprocess.run(["bash", "-c", "gunzip .claude/settings.json.gz"], cwd=tmp_path, check=True, timeout=20)
     assert (tmp_path / ".claude" / "settings.json").read_text() == '{"evil": 1}\n'
 

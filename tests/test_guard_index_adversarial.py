@@ -63,7 +63,15 @@ def test_the_index_finds_the_rule_a_scan_finds_for_tricky_rule_shapes(
     ws, home = workspace(tmp_path)
     for d in ("sub/deep",):
         (ws / d).mkdir(parents=True)
-    for d in ("secrets", "home/café", "home/a*b", "home/sp ace", "home/.aws", "home/.config/a", "home/.gnupg"):
+    for d in (
+        "secrets",
+        "home/café",
+        "home/a*b",
+        "home/sp ace",
+        "home/.aws",
+        "home/.config/a",
+        "home/.gnupg",
+    ):
         (tmp_path / d).mkdir(parents=True, exist_ok=True)
     text = _policy(tmp_path)
     folded = text.replace("default: ask", "default: ask\nglob:\n  case: insensitive")

@@ -30,7 +30,10 @@ _DENIALS = ('"deny"', '"cancel":true', '"behavior":"deny"', '"permission":"deny"
 def _fails_closed(protocol: str, payload: dict[str, Any]) -> bool:
     policy = load_policy(text=POLICY)
     result = handle(
-        protocol, json.dumps(payload), lambda *a, **k: Engine(policy, hooks=False), options=HookOptions(cwd="/tmp")
+        protocol,
+        json.dumps(payload),
+        lambda *a, **k: Engine(policy, hooks=False),
+        options=HookOptions(cwd="/tmp"),
     )
     out = result.stdout.replace(" ", "")
     return result.exit_code == 2 or any(d in out for d in _DENIALS)
@@ -67,7 +70,9 @@ MISSING = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R9b-F10: cursor/copilot/cline decide a payload without arguments as {}")
+@pytest.mark.xfail(
+    strict=True, reason="R9b-F10: cursor/copilot/cline decide a payload without arguments as {}"
+)
 @pytest.mark.parametrize(("protocol", "payload"), MISSING)
 def test_a_payload_without_the_arguments_fails_closed_in_every_adapter(
     protocol: str, payload: dict[str, Any]

@@ -144,7 +144,9 @@ def test_git_grep_no_index_run_in_the_home_is_denied(world: World, name: str) ->
     assert _decide(engine[name], "git grep --no-index KEY", home, home) == "deny"
 
 
-@pytest.mark.parametrize("command", ["cd ~ && git grep --no-index KEY", "cd .. && git grep --no-index -e KEY"])
+@pytest.mark.parametrize(
+    "command", ["cd ~ && git grep --no-index KEY", "cd .. && git grep --no-index -e KEY"]
+)
 def test_bash_prints_the_key_through_git_grep_no_index(world: World, command: str) -> None:
     ws, home, _, _ = world
     assert ".ssh/id_rsa:KEY" in _bash(command, ws, home)
