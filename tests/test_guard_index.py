@@ -64,7 +64,7 @@ def test_the_index_finds_the_rule_a_scan_finds(world: tuple, monkeypatch: pytest
     ws, home, engines_ = world
     indexed = _decisions(engines_, ws, home)
 
-    class Scan:  # every rule, in file order: what `_guarding_rule` did before the index
+    class Scan:  # every rule, in file order: what `guarding_rule` did before the index
         def __init__(self, plan: object) -> None:
             self.size = len(plan.rules)  # type: ignore[attr-defined]
 

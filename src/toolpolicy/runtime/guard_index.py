@@ -1,6 +1,6 @@
 """Which path rules a glob or tree target may meet, by the rules' literal starts: no scan of them.
 
-Place in the pipeline: runtime, decide time, under `shell_targets._guarding_rule`, which weighs a
+Place in the pipeline: runtime, decide time, under `shell_targets.guarding_rule`, which weighs a
 shell command's pattern targets (`cat ~/.ssh/id*`, a tree `cp -r x DIR`, `grep -r KEY DIR`)
 against the deny and ask rules of a path tool with `glob_overlap.overlaps`. That search costs
 microseconds per rule; a policy of 10,000 path rules made one `cp -r` take seconds. Here each

@@ -212,7 +212,7 @@ def _glob_guard(
         )
         results[i] = ("ask", None)
         return
-    rule = _guarding_rule(engine, call, tool, forms)
+    rule = guarding_rule(engine, call.mode, call.cwd, tool, forms)
     if rule is not None:
         verdict.diagnostics.append(
             f"`{_shown(target)}` is {verb} by the command and may name a file rule {rule.id} guards: needs approval"
@@ -242,7 +242,7 @@ def _tree_guard(
     for decision in ("deny", "ask"):
         if decision == "ask" and results[i][0] == "ask":
             return False
-        rule = _guarding_rule(engine, call, tool, forms, only=decision, anchored=anchored)
+        rule = guarding_rule(engine, call.mode, call.cwd, tool, forms, decision, anchored=anchored)
         if rule is None:
             continue
         if decision == "deny" and any(UNKNOWN in f for f in forms):  # DEST not known: it may lie there
@@ -270,19 +270,6 @@ def tree_spelled(form: str) -> bool:
     rule that floats to any depth (`**/*.pem`, a bare `.npmrc`) does not lie under every
     directory. Not for `/` (everything lies under it) or a DEST with an unknown expansion."""
     return form.endswith(TREE) and UNKNOWN not in form and form != _ROOT_TREE
-
-
-def _guarding_rule(
-    engine: Engine,
-    call: PreparedCall,
-    tool: str,
-    globs: list[str],
-    only: str | None = None,
-    *,
-    anchored: bool = False,
-) -> Any:
-    """`guarding_rule` for a prepared call."""
-    return guarding_rule(engine, call.mode, call.cwd, tool, globs, only, anchored=anchored)
 
 
 def guarding_rule(
