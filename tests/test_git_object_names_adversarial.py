@@ -77,7 +77,6 @@ BATCH = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R9b-F4: cat-file --batch prints the objects named on stdin / all")
 @pytest.mark.parametrize(("name", "command"), BATCH)
 def test_git_cat_file_batch_of_a_denied_file_is_not_allowed(repo: Repo, name: str, command: str) -> None:
     ws, home, engine = repo
@@ -95,7 +94,6 @@ def test_git_prints_the_secret_through_each_cat_file_batch(repo: Repo, command: 
 ARCHIVE = ["git archive HEAD .env", "git archive HEAD -- .env", "git archive --format=zip HEAD .env"]
 
 
-@pytest.mark.xfail(strict=True, reason="R9b-F5: git archive REV PATH reads PATH from the commit")
 @pytest.mark.parametrize("command", ARCHIVE)
 def test_git_archive_of_a_denied_file_is_denied(repo: Repo, command: str) -> None:
     ws, home, engine = repo
@@ -111,7 +109,6 @@ def test_git_archive_writes_the_secret(repo: Repo, command: str) -> None:
 # -- R9b-F7: each object name is tried at 13 levels, and 64 reads are decided ----------------------
 
 
-@pytest.mark.xfail(strict=True, reason="R9b-F7: 6 object names x 13 levels pass the 64-read limit: ask")
 def test_a_denied_object_name_after_five_others_is_denied(repo: Repo) -> None:
     ws, home, engine = repo
     command = "git show HEAD:a HEAD:b HEAD:c HEAD:d HEAD:e HEAD:.env"

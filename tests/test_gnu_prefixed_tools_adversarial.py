@@ -48,7 +48,6 @@ def test_the_plain_gnu_name_asks_in_yolo(where: Where, gnu: str, plain: str) -> 
     assert _decide(engine["Y"], plain, ws, home) == "ask"
 
 
-@pytest.mark.xfail(strict=True, reason="R9b-F8: these g names are not decided as the GNU programs in yolo")
 @pytest.mark.parametrize(("gnu", "plain"), PAIRS)
 def test_a_g_name_is_decided_as_the_gnu_program_in_yolo(where: Where, gnu: str, plain: str) -> None:
     ws, home, engine = where

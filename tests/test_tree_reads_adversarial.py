@@ -75,7 +75,6 @@ GREP_DIRECTORIES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R9b-F1: grep -d recurse reads a tree; only -r/-R are reads_tree")
 @pytest.mark.parametrize(("name", "command"), GREP_DIRECTORIES)
 def test_grep_directories_recurse_of_a_directory_holding_a_denied_tree_is_denied(
     world: World, name: str, command: str
@@ -104,7 +103,6 @@ DIFF_TREES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R9b-F2: diff -r / git diff --no-index DIR read trees; not reads_tree")
 @pytest.mark.parametrize(("name", "command"), DIFF_TREES)
 def test_a_recursive_diff_of_a_directory_holding_a_denied_tree_is_denied(
     world: World, name: str, command: str
@@ -130,14 +128,12 @@ GIT_GREP_TREES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R9b-F3: git grep --no-index reads the cwd's tree; not reads_tree")
 @pytest.mark.parametrize(("name", "command"), GIT_GREP_TREES)
 def test_git_grep_no_index_above_a_denied_tree_is_denied(world: World, name: str, command: str) -> None:
     ws, home, _, engine = world
     assert _decide(engine[name], command, ws, home) == "deny"
 
 
-@pytest.mark.xfail(strict=True, reason="R9b-F3: git grep --no-index from the cwd above the denied tree")
 @pytest.mark.parametrize("name", ["U", "P"])
 def test_git_grep_no_index_run_in_the_home_is_denied(world: World, name: str) -> None:
     _, home, _, engine = world
@@ -178,7 +174,6 @@ DOTFILES_GREPS = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R9b-F3: git grep of a repository whose tree holds the denied path")
 @pytest.mark.parametrize(("name", "command"), DOTFILES_GREPS)
 def test_git_grep_of_a_dotfiles_home_is_denied(
     dotfiles: tuple[Path, Path, dict[str, Engine]], name: str, command: str

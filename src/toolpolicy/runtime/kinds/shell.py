@@ -97,6 +97,7 @@ from .shell_wrappers import (
     ASSIGNMENT,
     EXEC_NAMES,
     FIND_EXEC,
+    FINDS,
     SCRIPT_FINDER_NAMES,
     SHELLS,
     WRAPPERS,
@@ -634,7 +635,7 @@ class _Walk:
                     self.facts(words[k:], facts, bases, 0)
             facts.exec = exec_found
         if (
-            (name in _FILLERS or name == "find")
+            (name in _FILLERS or name in FINDS)
             and facts is not _NO_FACTS
             and self._fills_a_writer(values[k0:])
         ):
@@ -693,7 +694,7 @@ class _Walk:
     def _fills_a_writer(self, values: Sequence[str]) -> bool:
         """Whether a command that appends operands when it runs (`xargs`, `parallel`, `find -exec
         ... {}`) runs one that writes its operands: the files it writes are not in the words."""
-        if values[0] == "find":
+        if basename(values[0]) in FINDS:
             inner = [values[a] for a, _b in find_exec_segments(values)]
         else:
             j = inner_start(values, strict=False)
@@ -729,20 +730,30 @@ class _Walk:
                 w = words[i]
                 moved = Word(w.value[cut:], _cut_raw(w.raw, cut) if cut else w.raw, w.dynamic, w.globby)
                 bases = _change_dir(bases, (_CD, moved))
+            objects: list[list[str]] = []  # `git show REV:PATH`: each name's PATH, most likely place first
             for i, cut in a.reads:
                 facts.reads.extend(_word_targets(words[i], cut, bases))
                 if name == "git" and ":" in words[i].value[cut:]:
-                    facts.reads.extend(_object_path_targets(words[i].value[cut:], bases, values))
+                    objects.append(_object_path_targets(words[i].value[cut:], bases, values))
+            if objects:  # each name's cwd reading before any name's readings above it: a few
+                # names do not push a denied one past the reads that are checked (`MAX_READ_CHECKS`)
+                for level in range(max(map(len, objects))):
+                    facts.reads.extend(t[level] for t in objects if level < len(t))
             if a.tree_reads:  # `grep -r KEY DIR`, `rg KEY`, `cp -r SRC`: DIR with everything under it
                 from .shell_trees import tree_of
 
+                cwd_tree = False
                 for i, cut in a.tree_reads:
                     if i < 0:  # no operand: the cwd
-                        facts.reads.extend(tree_of(t) for t in _word_targets(_CWD_WORD, 0, bases))
+                        cwd_tree = True
                         continue
                     targets = _word_targets(words[i], cut, bases)
                     facts.reads.extend(targets)
                     facts.reads.extend(tree_of(t) for t in targets)
+                    if name == "git" and ":" in words[i].value[cut:]:  # `git grep KEY HEAD:.env`
+                        facts.reads.extend(_object_path_targets(words[i].value[cut:], bases, values))
+                if cwd_tree or name == "git":  # `git grep KEY REV`: REV's tree, from the cwd down
+                    facts.reads.extend(tree_of(t) for t in _word_targets(_CWD_WORD, 0, bases))
             for i, cut in a.at_reads:  # `-d @f`, and the forms `-F k=@f`, `-F 'k=<f'`, `--data-urlencode k@f`
                 value = words[i].value[cut:]
                 if value.startswith("@"):
@@ -1488,5 +1499,5 @@ def _uniq(texts: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(texts))
 
 
-_FILLERS = frozenset({"xargs", "parallel"})  # run a command with operands read from stdin
+_FILLERS = frozenset({"xargs", "parallel", "gxargs"})  # run a command with operands read from stdin
 _WRITE_ROLES = frozenset({"write", "into", "tree"})  # operand roles whose files the command writes

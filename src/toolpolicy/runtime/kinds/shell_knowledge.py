@@ -331,7 +331,7 @@ def bundled_entries() -> dict[str, Any]:
 # --------------------------------------------------------------------------- analysis
 
 
-_OLD_STYLE = frozenset({"tar"})  # a first argument without `-` is a cluster of options
+_OLD_STYLE = frozenset({"tar", "gtar"})  # a first argument without `-` is a cluster of options
 
 
 def analyse(words: Sequence[str], table: Table, spec: Spec | None = None) -> Analysis:

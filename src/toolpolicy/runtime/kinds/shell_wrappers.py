@@ -22,12 +22,17 @@ from collections.abc import Callable, Sequence
 from ...vocabulary.lazy_regex import lazy_compile
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish"})
-ALLOW_WRAPPERS = frozenset({"timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin", "noglob"})
+ALLOW_WRAPPERS = frozenset(
+    {"timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin", "noglob"}
+    | {"gtimeout", "gnice", "gnohup", "gstdbuf"}  # GNU's, under Homebrew's names
+)
 # Exec-capable however they are called (a prefix rule can never allow them).
 ALWAYS_EXEC = frozenset(
     {"xargs", "watch", "sudo", "doas", "pkexec", "su", "runuser", "eval", "parallel"}
     | {"chroot", "unshare", "nsenter", "coproc"}
+    | {"gxargs", "gchroot"}  # GNU's, under Homebrew's names
 )
+FINDS = frozenset({"find", "gfind"})  # GNU find under Homebrew's name too
 FIND_ACTIONS = frozenset(
     {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
 )
@@ -287,6 +292,9 @@ WRAPPERS: dict[str, Stripper] = {
     "exec": _exec,
     "runuser": _runuser,
 }
+# GNU's wrappers under Homebrew's `g` names (macOS): the same programs, read the same way
+GNU_WRAPPERS = {"g" + n: n for n in ("timeout", "nice", "nohup", "stdbuf", "env", "xargs", "chroot")}
+WRAPPERS.update({g: WRAPPERS[n] for g, n in GNU_WRAPPERS.items() if n in WRAPPERS})
 
 
 def inner_start(words: Sequence[str], *, strict: bool) -> int | None:
@@ -464,7 +472,7 @@ _SCRIPT_FINDERS: dict[str, Callable[[Sequence[str]], list[Script]]] = {
 
 SCRIPT_FINDER_NAMES = frozenset(_SCRIPT_FINDERS)  # the programs `nested_scripts` looks into
 # The programs `exec_capable` may say yes to (it says no to any other program name).
-EXEC_NAMES = frozenset({"find", "flock"}) | ALWAYS_EXEC | SHELLS | frozenset(WRAPPERS)
+EXEC_NAMES = FINDS | {"flock"} | ALWAYS_EXEC | SHELLS | frozenset(WRAPPERS)
 
 
 def exec_capable(words: Sequence[str]) -> bool:
@@ -472,7 +480,7 @@ def exec_capable(words: Sequence[str]) -> bool:
     if not words:
         return False
     name = basename(words[0])
-    if name == "find":
+    if name in FINDS:
         return any(w in FIND_ACTIONS for w in words[1:])
     if name in ALWAYS_EXEC:
         return True
