@@ -80,7 +80,6 @@ COMPRESSORS = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R9b-F9: compressors' operands are reads; they replace the file")
 @pytest.mark.parametrize("command", COMPRESSORS)
 def test_a_compressor_replacing_the_protected_settings_asks_in_yolo(where: Where, command: str) -> None:
     ws, home, engine = where

@@ -731,8 +731,11 @@ class _Walk:
                 moved = Word(w.value[cut:], _cut_raw(w.raw, cut) if cut else w.raw, w.dynamic, w.globby)
                 bases = _change_dir(bases, (_CD, moved))
             objects: list[list[str]] = []  # `git show REV:PATH`: each name's PATH, most likely place first
+            replaces = name in _REPLACERS and _replaces_operands(values)
             for i, cut in a.reads:
                 facts.reads.extend(_word_targets(words[i], cut, bases))
+                if replaces:  # `gzip FILE` removes FILE for FILE.gz; `gunzip FILE.gz` writes FILE
+                    facts.writes.extend(SOFT + t for t in _replaced_targets(words[i], cut, bases))
                 if name == "git" and ":" in words[i].value[cut:]:
                     objects.append(_object_path_targets(words[i].value[cut:], bases, values))
             if objects:  # each name's cwd reading before any name's readings above it: a few
@@ -1123,6 +1126,60 @@ def _object_path_targets(value: str, bases: tuple[str, ...], values: Sequence[st
             top = given.rstrip("/").rsplit("/", 1)[0] if "/" in given.rstrip("/") else "."
             raw = top if top.startswith("~") and not any(c in top for c in "'\"$`") else shlex.quote(top)
             out.extend(_word_targets(Word(top + "/" + path, raw + "/" + quoted, False, False), 0, bases))
+    return out
+
+
+# Compressors that, unless told to write to stdout or keep the input, replace each file operand by
+# its (de)compressed form (gzip(1), bzip2(1), xz(1), zstd(1) with --rm, lz4(1) with --rm, compress(1)).
+_REPLACERS = frozenset(
+    [
+        "gzip",
+        "gunzip",
+        "bzip2",
+        "bunzip2",
+        "xz",
+        "unxz",
+        "lzma",
+        "unlzma",
+        "zstd",
+        "unzstd",
+        "lz4",
+        "compress",
+        "uncompress",
+    ]
+)
+_KEEPS = frozenset(["--stdout", "--to-stdout", "--keep", "--list", "--test"])
+_KEEP_LETTERS = frozenset("cklt")  # -c (stdout), -k (keep), -l (list), -t (test)
+_SUFFIXES = (".gz", ".z", ".bz2", ".xz", ".lzma", ".zst", ".lz4", ".Z", ".tgz", ".tbz2", ".txz")
+
+
+def _replaces_operands(values: Sequence[str]) -> bool:
+    """Whether a compressor's file operands are replaced: no `-c`, `-k`, `-l`, `-t` (alone or in a
+    cluster) nor their long forms before `--`. zstd and lz4 keep their input unless `--rm`."""
+    program = basename(values[0])
+    if program.endswith(("zstd", "lz4")) and "--rm" not in values:
+        return False
+    for v in values[1:]:
+        if v == "--":
+            break
+        if v in _KEEPS or (
+            v.startswith("-") and not v.startswith("--") and not _KEEP_LETTERS.isdisjoint(v[1:])
+        ):
+            return False
+    return True
+
+
+def _replaced_targets(word: Word, cut: int, bases: tuple[str, ...]) -> list[str]:
+    """The files a compressor writes or removes for an operand: the operand, and its name without
+    a compression suffix (`gunzip ~/.bashrc.gz` writes `~/.bashrc`)."""
+    out = _word_targets(word, cut, bases)
+    value = word.value[cut:]
+    for suffix in _SUFFIXES:
+        if value.endswith(suffix) and len(value) > len(suffix) and not word.dynamic:
+            stem = value[: -len(suffix)]
+            raw = stem if stem.startswith("~/") and not any(c in stem for c in "'\"$`") else shlex.quote(stem)
+            out.extend(_word_targets(Word(stem, raw, False, word.globby), 0, bases))
+            break
     return out
 
 
