@@ -70,9 +70,6 @@ MISSING = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R9b-F10: cursor/copilot/cline decide a payload without arguments as {}"
-)
 @pytest.mark.parametrize(("protocol", "payload"), MISSING)
 def test_a_payload_without_the_arguments_fails_closed_in_every_adapter(
     protocol: str, payload: dict[str, Any]

@@ -92,9 +92,9 @@ def read_call(data: Mapping[str, Any], opts: HookOptions) -> Call:
     if not isinstance(inner, dict):
         raise InputError("`preToolUse` must be a JSON object")
     tool = require_str(inner, "toolName")
-    args = inner.get("parameters", {})
+    args = inner.get("parameters")
     if args is None:
-        args = {}
+        raise InputError("`preToolUse.parameters` is missing: Cline always sends a tool call's parameters")
     if not isinstance(args, dict):
         raise InputError("`preToolUse.parameters` must be a JSON object")
     call = data.get("tool_call")

@@ -125,7 +125,7 @@ def read_call(data: Mapping[str, Any], event: str, opts: HookOptions) -> Call:
 def _arguments(value: Any, key: str) -> dict[str, Any]:
     """The tool's arguments: an object, or (as documented) a string holding a JSON object."""
     if value is None:
-        return {}
+        raise InputError(f"`{key}` is missing: Copilot always sends a tool call's arguments")
     if isinstance(value, str):
         value = parse_object(value) if value.strip() else {}
     if not isinstance(value, dict):

@@ -145,7 +145,9 @@ def read_call(data: Mapping[str, Any], event: str, opts: HookOptions) -> Call:
         args = {k: data[k] for k in ("subagent_type", "task") if isinstance(data.get(k), str)}
     else:  # preToolUse
         tool = require_str(data, "tool_name")
-        value = data.get("tool_input", {})
+        value = data.get("tool_input")
+        if value is None:
+            raise InputError("`tool_input` is missing: Cursor always sends a tool call's arguments")
         if not isinstance(value, dict):
             raise InputError("`tool_input` must be a JSON object")
         args = value
@@ -167,7 +169,9 @@ def _string(data: Mapping[str, Any], key: str) -> str:
 
 def _mcp_input(data: Mapping[str, Any]) -> dict[str, Any]:
     """`tool_input` of beforeMCPExecution: documented as a JSON string, sent as an object too."""
-    value = data.get("tool_input", {})
+    value = data.get("tool_input")
+    if value is None:
+        raise InputError("`tool_input` is missing: Cursor always sends an MCP call's arguments")
     if isinstance(value, str):
         value = parse_object(value) if value.strip() else {}
     if not isinstance(value, dict):
