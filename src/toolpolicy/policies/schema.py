@@ -135,12 +135,12 @@ class PolicyTest(_Model):
 
 Role = Literal[
     "data", "read", "write", "script", "code", "command", "at-read", "sed", "awk", "directory", "prefix",
-    "tree", "into",
+    "tree", "into", "replace",
 ]  # fmt: skip
 OperandRole = Literal[
     "data", "read", "write", "output", "script", "code", "command", "subcommand", "at-read", "sed", "awk",
     "prefix", "tree", "into", "data...", "read...", "write...", "output...", "script...", "code...",
-    "at-read...", "tree...",
+    "at-read...", "tree...", "replace", "replace...",
 ]  # fmt: skip
 Effect = Literal["write", "exec", "network", "secret", "delete"]
 

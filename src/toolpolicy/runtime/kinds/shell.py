@@ -731,11 +731,8 @@ class _Walk:
                 moved = Word(w.value[cut:], _cut_raw(w.raw, cut) if cut else w.raw, w.dynamic, w.globby)
                 bases = _change_dir(bases, (_CD, moved))
             objects: list[list[str]] = []  # `git show REV:PATH`: each name's PATH, most likely place first
-            replaces = name in _REPLACERS and _replaces_operands(values)
             for i, cut in a.reads:
                 facts.reads.extend(_word_targets(words[i], cut, bases))
-                if replaces:  # `gzip FILE` removes FILE for FILE.gz; `gunzip FILE.gz` writes FILE
-                    facts.writes.extend(SOFT + t for t in _replaced_targets(words[i], cut, bases))
                 if name == "git" and ":" in words[i].value[cut:]:
                     objects.append(_object_path_targets(words[i].value[cut:], bases, values))
             if objects:  # each name's cwd reading before any name's readings above it: a few
@@ -757,6 +754,9 @@ class _Walk:
                         facts.reads.extend(_object_path_targets(words[i].value[cut:], bases, values))
                 if cwd_tree or name == "git":  # `git grep KEY REV`: REV's tree, from the cwd down
                     facts.reads.extend(tree_of(t) for t in _word_targets(_CWD_WORD, 0, bases))
+            for i, cut in a.replaced:  # `gzip FILE` removes FILE for FILE.gz; `gunzip FILE.gz` writes FILE
+                facts.reads.extend(_word_targets(words[i], cut, bases))
+                facts.writes.extend(SOFT + t for t in _replaced_targets(words[i], cut, bases))
             for i, cut in a.at_reads:  # `-d @f`, and the forms `-F k=@f`, `-F 'k=<f'`, `--data-urlencode k@f`
                 value = words[i].value[cut:]
                 if value.startswith("@"):
@@ -1129,44 +1129,7 @@ def _object_path_targets(value: str, bases: tuple[str, ...], values: Sequence[st
     return out
 
 
-# Compressors that, unless told to write to stdout or keep the input, replace each file operand by
-# its (de)compressed form (gzip(1), bzip2(1), xz(1), zstd(1) with --rm, lz4(1) with --rm, compress(1)).
-_REPLACERS = frozenset(
-    [
-        "gzip",
-        "gunzip",
-        "bzip2",
-        "bunzip2",
-        "xz",
-        "unxz",
-        "lzma",
-        "unlzma",
-        "zstd",
-        "unzstd",
-        "lz4",
-        "compress",
-        "uncompress",
-    ]
-)
-_KEEPS = frozenset(["--stdout", "--to-stdout", "--keep", "--list", "--test"])
-_KEEP_LETTERS = frozenset("cklt")  # -c (stdout), -k (keep), -l (list), -t (test)
-_SUFFIXES = (".gz", ".z", ".bz2", ".xz", ".lzma", ".zst", ".lz4", ".Z", ".tgz", ".tbz2", ".txz")
-
-
-def _replaces_operands(values: Sequence[str]) -> bool:
-    """Whether a compressor's file operands are replaced: no `-c`, `-k`, `-l`, `-t` (alone or in a
-    cluster) nor their long forms before `--`. zstd and lz4 keep their input unless `--rm`."""
-    program = basename(values[0])
-    if program.endswith(("zstd", "lz4")) and "--rm" not in values:
-        return False
-    for v in values[1:]:
-        if v == "--":
-            break
-        if v in _KEEPS or (
-            v.startswith("-") and not v.startswith("--") and not _KEEP_LETTERS.isdisjoint(v[1:])
-        ):
-            return False
-    return True
+_SUFFIXES = (".gz", ".z", ".bz2", ".xz", ".lzma", ".zst", ".lz4", ".br", ".Z", ".tgz", ".tbz2", ".txz")
 
 
 def _replaced_targets(word: Word, cut: int, bases: tuple[str, ...]) -> list[str]:
@@ -1557,4 +1520,4 @@ def _uniq(texts: Iterable[str]) -> tuple[str, ...]:
 
 
 _FILLERS = frozenset({"xargs", "parallel", "gxargs"})  # run a command with operands read from stdin
-_WRITE_ROLES = frozenset({"write", "into", "tree"})  # operand roles whose files the command writes
+_WRITE_ROLES = frozenset({"write", "into", "tree", "replace"})  # operand roles whose files the command writes

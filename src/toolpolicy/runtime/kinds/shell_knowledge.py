@@ -61,6 +61,7 @@ ROLES = (
     "prefix",  # the start of the names of files it writes (`split IN PREFIX`, `csplit -f PREFIX`)
     "tree",  # a file or directory written with everything under it (`rsync SRC DEST`, `git checkout -- PATH`)
     "into",  # a destination: the file written, or the directory the other file operands go into by name
+    "replace",  # a file read, then replaced by its (de)compressed form (`gzip FILE`: FILE and FILE.gz)
 )
 # What an option or a subcommand makes the command do (beyond its operands' roles).
 EFFECTS = ("write", "exec", "network", "secret", "delete")
@@ -158,6 +159,7 @@ class Analysis(Record):
     into: tuple[tuple[int, int, bool, bool, tuple[int, ...]], ...] = ()
     # (word index, characters to cut) of files read with everything under them; (-1, 0): the cwd
     tree_reads: tuple[tuple[int, int], ...] = ()
+    replaced: tuple[tuple[int, int], ...] = ()  # the same, of files read and then replaced (`gzip FILE`)
 
 
 _EMPTY = Analysis()
@@ -355,7 +357,7 @@ def analyse(words: Sequence[str], table: Table, spec: Spec | None = None) -> Ana
 
 # What `_Acc.found` holds: (field, item), the field an index into the lists of `Analysis`.
 (_READS, _WRITES, _OPERAND_WRITES, _AT_READS, _SCRIPTS, _CODE, _COMMANDS, _NAMED_READS, _CHDIRS, _PREFIXES,
- _TREES, _INTO, _TREE_READS) = range(13)  # fmt: skip
+ _TREES, _INTO, _TREE_READS, _REPLACED) = range(14)  # fmt: skip
 
 
 class _Acc:
@@ -410,11 +412,12 @@ class _Acc:
                 by[_TREES],
                 by[_INTO],
                 by[_TREE_READS],
+                by[_REPLACED],
             ),
         )
 
 
-_NO_FINDINGS: list[tuple[object, ...]] = [()] * 13
+_NO_FINDINGS: list[tuple[object, ...]] = [()] * 14
 _NO_SKIPPED: set[str] = set()  # never added to: `_walk` makes a new set instead
 _new_analysis = tuple.__new__  # `Analysis(...)` without the namedtuple's Python-level `__new__`
 _NO_EFFECTS: frozenset[str] = frozenset()
@@ -638,6 +641,9 @@ def _operands(
             continue
         if role == "tree":
             acc.found.append((_TREES, (idx, 0, True)))
+            continue
+        if role == "replace":
+            acc.found.append((_REPLACED, (idx, 0)))
             continue
         if role == "read" and (acc.read_tree or spec.reads_tree):
             acc.found.append((_TREE_READS, (idx, 0)))
