@@ -20,7 +20,16 @@ from .kinds import ArgView, Unit, path
 from .pattern_set import PatternSet, joined
 from .plan import ToolPlan, plan_for
 from .rules import MAX_READ_CHECKS, MAX_WRITE_CHECKS, normalise_args
-from .shell_targets import PATTERN, SOFT, TREE, needs_check, read_tool_of
+from .shell_targets import (
+    PATTERN,
+    SOFT,
+    TREE,
+    glob_forms,
+    glob_options_changed,
+    guarding_rule,
+    needs_check,
+    read_tool_of,
+)
 from .views import PICKS, _url_view, plain_view, shell_readings
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
@@ -449,11 +458,16 @@ def _targets_change_nothing(
         if read_tool:
             if len(unit.reads) > MAX_READ_CHECKS:
                 return False  # the general way asks
+            globs_as_bash: bool | None = None  # bash's glob options untouched (looked at once, if needed)
             for target in unit.reads:
                 if target.startswith(PATTERN):
-                    if target.endswith(TREE) and _tree_read_meets_nothing(
-                        engine, read_tool, target, where, value
-                    ):
+                    if not target.endswith(TREE):
+                        return False
+                    if globs_as_bash is None:
+                        globs_as_bash = not glob_options_changed(
+                            shell.view(value, None, engine.policy.commands)
+                        )
+                    if globs_as_bash and _tree_read_meets_nothing(engine, read_tool, target, where):
                         continue  # `grep -r KEY DIR`: no deny or ask rule lies under DIR
                     return False
                 sub = _path_rule(engine, read_tool, target, where, context)
@@ -462,14 +476,9 @@ def _targets_change_nothing(
     return True
 
 
-def _tree_read_meets_nothing(engine: Engine, tool: str, target: str, where: Where, value: str) -> bool:
+def _tree_read_meets_nothing(engine: Engine, tool: str, target: str, where: Where) -> bool:
     """Whether no deny or ask rule of the read tool lies at or under a tree read's directory
-    (`shell_targets._tree_guard` for reads would find none, and change nothing), in a command
-    `value` that leaves bash's glob options alone (else every pattern target asks)."""
-    from .shell_targets import glob_forms, glob_options_changed, guarding_rule
-
-    if glob_options_changed(shell.view(value, None, engine.policy.commands)):
-        return False
+    (`shell_targets._tree_guard` for reads would find none, and change nothing)."""
     forms = glob_forms(target, where.cwd, where.home)
     return guarding_rule(engine, engine.mode, where.cwd, tool, forms, anchored=True) is None
 
