@@ -235,6 +235,27 @@ def needle(regex: str) -> tuple[bool, str] | None:
     return (floating, literal) if literal else None
 
 
+def folded_needle(regex: str) -> str | None:
+    """For a case-insensitive `regex` (`(?i...)`, no `|`, not floating): a start every text it
+    full-matches begins with, in any case RE2 folds it to, spelt lowercase (see `guard_index`):
+    the literal start's run of ASCII characters. None otherwise."""
+    if not regex.startswith("(?"):
+        return None
+    end = regex.find(")")
+    flags = regex[2:end]
+    if end < 0 or not flags.isalpha() or "i" not in flags:
+        return None
+    body = regex[end + 1 :]
+    if "|" in body or body.startswith(".*"):
+        return None
+    literal = _literal(body)
+    for i, c in enumerate(literal):
+        if not c.isascii():
+            literal = literal[:i]
+            break
+    return literal.lower() or None
+
+
 def joined(allow: Sequence[str], deny: Sequence[str]) -> bytes | None:
     """The texts as one UTF-8 string for `PatternSet.match` (each text once per side, in order:
     `\0Aa\0Ab\0Dc\0`); None when a text holds a NUL."""
