@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.serve_process import ServeProcess
+from serve_process import ServeProcess
 
 F2 = "R10b-F2: a near-miss hook route (`//claude-code`, `Claude-Code`) is a 404, which Claude Code runs the call on"
 F3 = "R10b-F3: `policy hook docker-agent --policy DIR` is a click usage error (exit 2, no JSON deny)"
