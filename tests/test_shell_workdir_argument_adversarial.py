@@ -107,7 +107,6 @@ def test_bash_run_in_the_directory_reads_the_denied_file(
     assert secret in _bash(command, _where(layout, where), layout[1])
 
 
-@pytest.mark.xfail(strict=True, reason=F1)
 @pytest.mark.parametrize(("command", "where", "secret"), CALLS)
 @pytest.mark.parametrize(("profile", "read", "shell", "arg"), SHELLS)
 def test_a_command_is_decided_where_it_runs(
@@ -142,7 +141,6 @@ def test_the_same_command_without_the_argument_is_denied(
         assert decision.decision == "deny", command
 
 
-@pytest.mark.xfail(strict=True, reason=F1)
 def test_gemini_dir_path_relative_to_the_project_is_denied(layout: tuple[Path, Path]) -> None:
     ws, home = layout
     engine = _engine("gemini", "read_file", "run_shell_command", home)
@@ -151,7 +149,6 @@ def test_gemini_dir_path_relative_to_the_project_is_denied(layout: tuple[Path, P
     assert decision.decision == "deny"
 
 
-@pytest.mark.xfail(strict=True, reason=F1)
 def test_docker_agent_shell_cwd_hook_is_denied(layout: tuple[Path, Path]) -> None:
     ws, _home = layout
     policy = load_policy(text=_policy("docker-agent", "read_file", "shell"))
@@ -168,7 +165,6 @@ def test_docker_agent_shell_cwd_hook_is_denied(layout: tuple[Path, Path]) -> Non
     assert out["permission_decision"] == "deny"
 
 
-@pytest.mark.xfail(strict=True, reason=F1)
 def test_cursor_pre_tool_use_shell_cwd_is_denied(layout: tuple[Path, Path]) -> None:
     ws, _home = layout
     policy = load_policy(text=_policy("cursor", "Read", "Shell"))
@@ -253,7 +249,6 @@ def test_real_gemini_runs_the_command_in_dir_path_and_the_hook_sees_it(tmp_path:
 
 @pytest.mark.slow
 @pytest.mark.timeout(400)
-@pytest.mark.xfail(strict=True, reason=F1)
 def test_real_gemini_dir_path_does_not_read_the_denied_env(tmp_path: Path) -> None:
     harness = _harness()
     policy = tmp_path / "policy.yaml"

@@ -104,7 +104,10 @@ def resolve_tools(work: Work) -> None:
             declared[name] = {**base, **tool_decl.model_dump(exclude_unset=True)}
     for name, decl in declared.items():
         key = name.casefold() if fold else name
-        args = tuple(dict.fromkeys([*(decl.get("args") or ()), *([decl["arg"]] if decl.get("arg") else [])]))
+        workdir = tuple(dict.fromkeys(decl.get("workdir") or ()))
+        args = tuple(
+            dict.fromkeys([*(decl.get("args") or ()), *([decl["arg"]] if decl.get("arg") else []), *workdir])
+        )
         work.tools[key] = ToolSpec(
             key,
             decl.get("kind", "generic"),
@@ -112,7 +115,17 @@ def resolve_tools(work: Work) -> None:
             tuple(sorted((decl.get("aliases") or {}).items())),
             bool(decl.get("read_only", False)),
             args,
+            workdir,
         )
+        if workdir and decl.get("kind", "generic") != "shell":
+            work.errors.add(
+                PolicyError(
+                    f"tool `{name}` has a `workdir`, which only a shell tool takes (the directory its command runs in)",
+                    code=ErrorCode.SCHEMA_ERROR,
+                    location=work.loaded.located.loc(("tools", name, "workdir")),
+                    help="remove `workdir`, or declare the tool `kind: shell`",
+                )
+            )
         if decl.get("kind", "generic") != "generic" and not decl.get("arg"):
             work.errors.add(
                 PolicyError(

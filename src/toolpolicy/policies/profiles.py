@@ -31,8 +31,21 @@ class Profile:
     dir_readers: tuple[str, ...] = ()
 
 
-def _shell(arg: str, *, aliases: dict[str, str] | None = None, args: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {"kind": "shell", "arg": arg, "aliases": aliases or {}, "args": [arg, *args]}
+def _shell(
+    arg: str,
+    *,
+    aliases: dict[str, str] | None = None,
+    args: tuple[str, ...] = (),
+    workdir: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """A shell tool; `workdir`: the arguments naming the directory its command runs in."""
+    return {
+        "kind": "shell",
+        "arg": arg,
+        "aliases": aliases or {},
+        "args": [arg, *args],
+        "workdir": list(workdir),
+    }
 
 
 def _path(arg: str, *, read_only: bool = False, args: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -50,8 +63,8 @@ def _generic(
 
 
 _DOCKER_AGENT_TOOLS: dict[str, dict[str, Any]] = {
-    "shell": _shell("cmd", aliases={"command": "cmd"}, args=("command", "cwd", "timeout")),
-    "run_background_job": _shell("cmd", aliases={"command": "cmd"}, args=("command", "cwd")),
+    "shell": _shell("cmd", aliases={"command": "cmd"}, args=("command", "timeout"), workdir=("cwd",)),
+    "run_background_job": _shell("cmd", aliases={"command": "cmd"}, args=("command",), workdir=("cwd",)),
     "read_file": _path("path", read_only=True),
     "read_multiple_files": _path("paths", read_only=True),  # a list: every element is a path
     "write_file": _path("path", args=("content",)),
@@ -85,7 +98,10 @@ _CLAUDE_TOOLS: dict[str, dict[str, Any]] = {
 }
 
 _GEMINI_TOOLS: dict[str, dict[str, Any]] = {
-    "run_shell_command": _shell("command", args=("description", "directory")),
+    # Gemini CLI runs the command in `path.resolve(workspace, dir_path)` (`directory` before 0.50)
+    "run_shell_command": _shell(
+        "command", args=("description", "is_background"), workdir=("dir_path", "directory")
+    ),
     "read_file": {
         **_path("absolute_path", read_only=True, args=("file_path", "offset", "limit")),
         "aliases": {"file_path": "absolute_path"},
@@ -102,15 +118,15 @@ _GEMINI_TOOLS: dict[str, dict[str, Any]] = {
 }
 
 _CODEX_TOOLS: dict[str, dict[str, Any]] = {
-    "shell": _shell("command", aliases={"cmd": "command"}, args=("workdir", "timeout")),
-    "exec": _shell("command", aliases={"cmd": "command"}, args=("workdir",)),
+    "shell": _shell("command", aliases={"cmd": "command"}, args=("timeout",), workdir=("workdir",)),
+    "exec": _shell("command", aliases={"cmd": "command"}, workdir=("workdir",)),
     "apply_patch": {**_generic("input", args=("command",)), "aliases": {"command": "input"}},
 }
 
 # Cursor agent tools as its hooks name them (`preToolUse` tool_name; beforeShellExecution -> Shell,
 # beforeReadFile -> Read, beforeMCPExecution -> MCP:<tool>).
 _CURSOR_TOOLS: dict[str, dict[str, Any]] = {
-    "Shell": _shell("command", args=("cwd", "timeout")),
+    "Shell": _shell("command", args=("timeout",), workdir=("cwd",)),
     "Read": _path("file_path", read_only=True),
     "Write": _path("file_path", args=("content",)),
     "Edit": _path("file_path", args=("old_string", "new_string")),

@@ -47,6 +47,10 @@ class ToolDecl(_Model):
     aliases: dict[str, str] = Field(default_factory=dict, description="argument aliases: alias -> canonical")
     read_only: bool = False
     args: list[str] = Field(default_factory=list, description="known argument names (for lint)")
+    workdir: list[str] = Field(
+        default_factory=list,
+        description="arguments naming the directory the call runs in (a shell tool's cwd): the call is decided there",
+    )
 
 
 class Permissions(_Model):

@@ -35,6 +35,7 @@ class ToolSpec(Record):
     aliases: tuple[tuple[str, str], ...] = ()
     read_only: bool = False
     args: tuple[str, ...] = ()
+    workdir: tuple[str, ...] = ()  # arguments naming the directory the call runs in (`runtime/workdir.py`)
 
 
 class Cond(Record):

@@ -708,6 +708,12 @@ def _rule_floor(verdict: RuleVerdict, call: PreparedCall) -> Decision | None:
         )
     if call.oversize:
         return Decision("ask", "arguments over the size cap are never allowed automatically", "default")
+    if call.odd_workdir is not None:
+        return Decision(
+            "ask",
+            f"the directory the tool runs in {call.odd_workdir}: never allowed automatically",
+            "default",
+        )
     if call.kind == "shell" and call.primary is not None:
         units = call.primary.units
         if any(u.opaque for u in units):

@@ -79,6 +79,9 @@ def decide_fast(
         plan = plan_for(engine.policy, tool, engine.mode)
     if plan.any_key is not None:
         return None
+    workdir = plan.spec.workdir
+    if workdir and any(k in args for k in workdir):
+        return None  # it runs in a directory of its own choosing (`rules.prepare` reads it)
     total = 0
     for k, v in args.items():
         if type(v) is not str or type(k) is not str:

@@ -48,6 +48,7 @@ class PreparedCall:
         "home",
         "kind",
         "mode",
+        "odd_workdir",
         "oversize",
         "plan",
         "policy_dir",
@@ -59,6 +60,7 @@ class PreparedCall:
         "spec",
         "spec_arg",
         "tool",
+        "workdir",
     )
 
     def __init__(
@@ -83,6 +85,8 @@ class PreparedCall:
         self.mode = mode
         self.cwd, self.home, self.policy_dir = cwd, home, policy_dir
         self.oversize = oversize  # arguments over the size cap: no allow pattern can match
+        self.workdir: str | None = None  # where a shell tool was told to run the command, if not `cwd`
+        self.odd_workdir: str | None = None  # why that directory argument is not one plain directory
         self.primary_keys = plan.primary_keys  # the primary argument's name and its aliases
         self.primary: ArgView | None = None
         # a path's view is first lexical; `resolve_paths` adds symlink targets when it matters
@@ -154,17 +158,6 @@ class RuleVerdict:
         return f"RuleVerdict({self.decision!r}, rule={getattr(self.rule, 'id', None)!r}, units={len(self.units)})"
 
 
-def make_context(
-    policy: CompiledPolicy, context: Mapping[str, Any] | None, home: str | None = None
-) -> CallContext:
-    context = dict(context or {})
-    cwd = context.get("cwd")
-    cwd = cwd if isinstance(cwd, str) and cwd else os.getcwd()
-    given = context.get("home")
-    home = given if isinstance(given, str) and given else (home or os.path.expanduser("~"))
-    return CallContext(cwd=cwd, home=home, policy_dir=policy.base_dir, extra=context)
-
-
 def args_size_over(value: Any, cap: int) -> bool:
     """Whether the arguments' strings and keys add up to more than `cap` characters (early exit)."""
     total = 0
@@ -227,6 +220,13 @@ def prepare(
         cwd = os.getcwd()
     if home is None:
         home = os.path.expanduser("~")
+    workdir = odd_workdir = None
+    if spec.workdir and isinstance(args, dict):  # a shell tool told where to run its command
+        from .workdir import workdir_of
+
+        workdir, odd_workdir = workdir_of(spec.workdir, args, cwd, home)
+        if workdir == cwd:
+            workdir = None
     oversize = (
         isinstance(args, dict) and not args_size_within(args, max_args) and args_size_over(args, max_args)
     )
@@ -241,6 +241,7 @@ def prepare(
         oversize=oversize,
     )
     call.commands = policy.commands
+    call.workdir, call.odd_workdir = workdir, odd_workdir
     if isinstance(args, dict) and spec.arg is not None:
         call.primary = _primary_view(spec, args, call, resolve=False)
     return call

@@ -183,7 +183,9 @@ class ShellKind:
 
     def view(self, value: Any, ctx: Any, *, resolve: bool = True) -> ArgView | None:
         text = clean(value) if type(value) is str else shell_text(value)
-        return None if text is None else shell.view(text, None, getattr(ctx, "commands", None))
+        if text is None:
+            return None
+        return shell.view(text, None, getattr(ctx, "commands", None), getattr(ctx, "workdir", None))
 
     def approx_globs(self, spec: str) -> tuple[str, ...]:
         # the shell kind's own reading of the specifier (`:*`, blanks, escapes), as a plain glob

@@ -209,13 +209,17 @@ def _re_char(e: str) -> str:
 # --------------------------------------------------------------------------- views
 
 
-def view(value: object, ctx: object = None, table: Table | None = None) -> ArgView:
+def view(
+    value: object, ctx: object = None, table: Table | None = None, workdir: str | None = None
+) -> ArgView:
     """The shell view of an argument value: one unit per simple command (see the module doc).
 
     Args:
         value: the command, a string or (Codex) a list of argv words.
         ctx: accepted for symmetry with the other kinds; a shell view does not depend on it.
         table: the policy's command knowledge (None: the bundled knowledge).
+        workdir: an absolute directory the command is run in by the tool (`runtime/workdir.py`):
+            read as a `cd` before it, so relative files are checked there and in the call's cwd.
 
     Never raises: anything that cannot be analysed becomes a never-allowable unit.
     """
@@ -229,13 +233,16 @@ def view(value: object, ctx: object = None, table: Table | None = None) -> ArgVi
             if len(_TABLES) > 64:
                 _TABLES.clear()
             _TABLES[digest] = table  # a compiled policy's copy: no need to read the bundled file
+    bases = _NO_BASES if workdir is None else ("", workdir)
     try:
-        return _view_uncached(text, digest) if len(text) > MEMO_CHARS else _view_text(text, digest)
+        return (
+            _view_uncached(text, digest, bases) if len(text) > MEMO_CHARS else _view_text(text, digest, bases)
+        )
     except _TableGone:  # another thread emptied the registry between registering the table and reading it
         if table is not None:
             _TABLES[digest] = table
         try:
-            return _view_uncached(text, digest)  # not memoised, as the memo did not keep the miss
+            return _view_uncached(text, digest, bases)  # not memoised, as the memo did not keep the miss
         except _TableGone:
             return _opaque_view(_clean(text), "the command knowledge was replaced while reading", "bundled")
 
@@ -281,7 +288,7 @@ def _long_view(text: str) -> ArgView:
     return _opaque_view(_clean(text), f"longer than {MAX_COMMAND_CHARS} characters")
 
 
-def _view_uncached(raw: str, digest: str = "bundled") -> ArgView:
+def _view_uncached(raw: str, digest: str = "bundled", bases: tuple[str, ...] = ("",)) -> ArgView:
     text = _clean(raw)
     if "\x00" in text:  # bash drops NUL bytes from what it reads (a pipe, a pty): `cat .e\0nv` reads
         return _opaque_view(text.replace("\x00", ""), "a NUL byte (bash drops it)", digest)  # .env
@@ -289,7 +296,7 @@ def _view_uncached(raw: str, digest: str = "bundled") -> ArgView:
     if walk is None or walk.table is not _TABLES.get(digest):  # (a new table under a digest: rebuilt)
         walk = _walk_for(digest)  # outside the `try`: `_TableGone` reaches `view`, never the memo
     try:
-        units = walk.script(text, 0, taint=False, bases=_NO_BASES)
+        units = walk.script(text, 0, taint=False, bases=bases)
     except Unparseable as exc:
         return _opaque_view(text, str(exc), digest)
     except RecursionError:
