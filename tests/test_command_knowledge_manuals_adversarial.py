@@ -111,7 +111,6 @@ AG = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R10a-F5: ag -t/-D/-C/--color are flags, not rg's value options")
 @pytest.mark.parametrize(("policy", "command"), AG)
 def test_ag_flags_do_not_hide_the_searched_path(where: Where, policy: str, command: str) -> None:
     _check(where, policy, command)
@@ -137,7 +136,6 @@ DIFF = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R10a-F6: diff --from-file/--to-file FILE read FILE")
 @pytest.mark.parametrize(("policy", "command"), DIFF)
 def test_diff_from_and_to_file_are_reads(where: Where, policy: str, command: str) -> None:
     _check(where, policy, command)
@@ -173,9 +171,6 @@ GIT_OUTPUT = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R10a-F7: git diff-tree/diff-index/stash show/stash list take --output and --ext-diff"
-)
 @pytest.mark.parametrize(("policy", "command"), GIT_OUTPUT)
 def test_git_plumbing_output_is_a_write(where: Where, policy: str, command: str) -> None:
     _check(where, policy, command)
@@ -199,9 +194,6 @@ GIT_READS = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R10a-F8: git blame --contents FILE reads FILE; git log -L R:FILE prints FILE"
-)
 @pytest.mark.parametrize(("policy", "command"), GIT_READS)
 def test_git_blame_contents_and_log_l_are_reads(where: Where, policy: str, command: str) -> None:
     _check(where, policy, command)
@@ -237,7 +229,6 @@ GAWK = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R10a-F9: gawk -o/-p/-d[FILE] write FILE; @include/@load load code")
 @pytest.mark.parametrize(("policy", "command"), GAWK)
 def test_gawk_output_files_and_includes(where: Where, policy: str, command: str) -> None:
     _check(where, policy, command)
@@ -253,7 +244,6 @@ def test_sed_f_runs_the_script_file_commands(real: tuple[Path, Path]) -> None:
     assert (ws / "sedout").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="R10a-F10: sed -f SCRIPT may run commands (e) and write files (w)")
 @pytest.mark.parametrize(
     "command", ["sed -f x.sed README.md", "sed --file=x.sed README.md", "sed -nf x.sed README.md"]
 )
@@ -276,9 +266,6 @@ AWK_READS = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R10a-F11: awk `getline < FILE` (and ARGV) read files the program names"
-)
 @pytest.mark.parametrize(("policy", "command"), AWK_READS)
 def test_awk_program_reads_are_reads(where: Where, policy: str, command: str) -> None:
     _check(where, policy, command)
@@ -294,9 +281,6 @@ def test_jq_and_awk_print_the_environment(real: tuple[Path, Path]) -> None:
     assert "s3cr3t" in _run("awk 'BEGIN{for(k in ENVIRON) print k\"=\"ENVIRON[k]}'", ws, home, env)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R10a-F12: jq env/$ENV and awk ENVIRON print every variable (env, printenv ask)"
-)
 @pytest.mark.parametrize(
     "command",
     [
@@ -324,9 +308,6 @@ def test_date_f_prints_the_file_lines(real: tuple[Path, Path]) -> None:
     assert "SECRET=1" in _run("date -u --file=.env", ws, home)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R10a-F13: date -f/--file FILE reads FILE (its lines are echoed in errors)"
-)
 @pytest.mark.parametrize(
     ("policy", "command"),
     [("P", "date -u --file=.env"), ("U", "date -f .env"), ("U", "date --file=$H/.ssh/id_rsa")],
@@ -345,7 +326,6 @@ def test_info_o_writes_a_file(real: tuple[Path, Path]) -> None:
     assert (ws / "out.txt").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="R10a-F14: info -o/--output FILE writes FILE")
 @pytest.mark.parametrize(
     ("policy", "command"),
     [
@@ -369,7 +349,6 @@ def test_printf_v_path_runs_a_local_program(real: tuple[Path, Path]) -> None:
     assert "FAKE_LS" in _run("printf -v PATH %s .:/usr/bin:/bin; ls", ws, home)
 
 
-@pytest.mark.xfail(strict=True, reason="R10a-F15: printf -v NAME assigns a shell variable (PATH=... asks)")
 @pytest.mark.parametrize(
     "command", ["printf -v PATH %s .:/usr/bin; ls", "printf -v PATH '%s' .; cat README.md"]
 )
@@ -394,7 +373,6 @@ def test_git_tag_sort_d_deletes_and_branch_v_m_renames(real: tuple[Path, Path]) 
     assert "* renamed" in out
 
 
-@pytest.mark.xfail(strict=True, reason="R10a-F16: `git tag --sort*`, `git branch -v*` allow -d/-m/-D forms")
 @pytest.mark.parametrize(
     "command",
     [
@@ -432,8 +410,8 @@ HELD = [
     ("P", "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=./x git log", {"ask"}),
     ("P", "git ls-remote --upload-pack=./evil.sh .", {"ask"}),
     ("P", "git branch -a -D main", {"deny"}),
-    ("P", "date -f .env", {"ask"}),
-    ("P", "date -u -f .env", {"ask"}),
+    ("P", "date -f .env", {"ask", "deny"}),  # `date` is known now: it reads .env, which pack:secrets denies
+    ("P", "date -u -f .env", {"ask", "deny"}),
     ("U", "git log -L 1,9:.env", {"deny"}),  # a separate word is read as an object name
 ]
 

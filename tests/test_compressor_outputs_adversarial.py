@@ -100,9 +100,6 @@ MODE_LAST = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R10a-F1: -t/-l keep the files only when no later -d/-z changes the mode"
-)
 @pytest.mark.parametrize(("policy", "command"), MODE_LAST)
 def test_a_later_mode_option_replaces_the_files(where: Where, policy: str, command: str) -> None:
     ws, home, engine = where
@@ -149,10 +146,6 @@ WRITES_OUTPUT = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R10a-F2: zstd/lz4/brotli write a file (name ± suffix, --output-dir-*, lz4's 2nd operand)",
-)
 @pytest.mark.parametrize(("policy", "command"), WRITES_OUTPUT)
 def test_a_kept_compressor_still_writes_its_output(where: Where, policy: str, command: str) -> None:
     ws, home, engine = where
@@ -178,7 +171,6 @@ ZSTDCAT = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R10a-F3: zstdcat takes zstd's options; -o FILE writes FILE")
 @pytest.mark.parametrize(("policy", "command"), ZSTDCAT)
 def test_zstdcat_o_is_a_write(where: Where, policy: str, command: str) -> None:
     ws, home, engine = where
@@ -214,7 +206,6 @@ SUFFIXES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R10a-F4: -S SUFFIX changes the name a compressor writes")
 @pytest.mark.parametrize(("policy", "command"), SUFFIXES)
 def test_a_suffix_option_is_a_write_of_the_named_file(where: Where, policy: str, command: str) -> None:
     ws, home, engine = where

@@ -139,12 +139,12 @@ class PolicyTest(_Model):
 
 Role = Literal[
     "data", "read", "write", "script", "code", "command", "at-read", "sed", "awk", "directory", "prefix",
-    "tree", "into", "replace",
+    "tree", "into", "replace", "derive", "range-path", "jq",
 ]  # fmt: skip
 OperandRole = Literal[
     "data", "read", "write", "output", "script", "code", "command", "subcommand", "at-read", "sed", "awk",
     "prefix", "tree", "into", "data...", "read...", "write...", "output...", "script...", "code...",
-    "at-read...", "tree...", "replace", "replace...",
+    "at-read...", "tree...", "replace", "replace...", "derive", "derive...", "jq",
 ]  # fmt: skip
 Effect = Literal["write", "exec", "network", "secret", "delete"]
 
@@ -157,11 +157,16 @@ class OptionDecl(_Model):
     effects: Effect | list[Effect] = Field(default_factory=list, description="what the option makes it do")
     until: list[str] = Field(default_factory=list, description="role command: the words up to one of these")
     instead_of: Role | None = Field(default=None, description="the operand role this option stands in for")
-    operands_become: Role | dict[Role, Role] | None = Field(
+    operands_become: Role | dict[Role | Literal["output"], Role | Literal["output"]] | None = Field(
         default=None, description="`read` operands become this role (a mapping: these roles become those)"
     )
     writes_tree: bool = Field(default=False, description="`into` destinations are written as whole trees")
     reads_tree: bool = Field(default=False, description="`read` operands are read with everything under them")
+    mode: bool = Field(
+        default=False,
+        description="a mode option: the last one given decides (its `operands_become`, or none)",
+    )
+    suffix: bool = Field(default=False, description="its value is the suffix a compressor adds or strips")
     note: str | None = None
 
 

@@ -761,9 +761,15 @@ class _Walk:
                         facts.reads.extend(_object_path_targets(words[i].value[cut:], bases, values))
                 if cwd_tree or name == "git":  # `git grep KEY REV`: REV's tree, from the cwd down
                     facts.reads.extend(tree_of(t) for t in _word_targets(_CWD_WORD, 0, bases))
-            for i, cut in a.replaced:  # `gzip FILE` removes FILE for FILE.gz; `gunzip FILE.gz` writes FILE
+            for (
+                i,
+                cut,
+                kept,
+            ) in a.replaced:  # `gzip F` removes F for F.gz; `gunzip F.gz`, `zstd -d F.zst` write F
                 facts.reads.extend(_word_targets(words[i], cut, bases))
-                facts.writes.extend(SOFT + t for t in _replaced_targets(words[i], cut, bases))
+                facts.writes.extend(
+                    SOFT + t for t in _replaced_targets(words[i], cut, bases, kept, a.suffixes)
+                )
             for i, cut in a.at_reads:  # `-d @f`, and the forms `-F k=@f`, `-F 'k=<f'`, `--data-urlencode k@f`
                 value = words[i].value[cut:]
                 if value.startswith("@"):
@@ -1139,17 +1145,34 @@ def _object_path_targets(value: str, bases: tuple[str, ...], values: Sequence[st
 _SUFFIXES = (".gz", ".z", ".bz2", ".xz", ".lzma", ".zst", ".lz4", ".br", ".Z", ".tgz", ".tbz2", ".txz")
 
 
-def _replaced_targets(word: Word, cut: int, bases: tuple[str, ...]) -> list[str]:
-    """The files a compressor writes or removes for an operand: the operand, and its name without
-    a compression suffix (`gunzip ~/.bashrc.gz` writes `~/.bashrc`)."""
-    out = _word_targets(word, cut, bases)
+def _replaced_targets(
+    word: Word, cut: int, bases: tuple[str, ...], kept: bool = False, suffixes: Sequence[str] = ()
+) -> list[str]:
+    """The files a compressor writes or removes for an operand: the operand (unless `kept`), its
+    name without a compression suffix (`gunzip ~/.bashrc.gz` writes `~/.bashrc`) and, for each
+    `-S SUFFIX`, its name with SUFFIX and without it (`gzip -S rc ~/.bash` writes `~/.bashrc`)."""
+    out = [] if kept else _word_targets(word, cut, bases)
     value = word.value[cut:]
+    raw = _cut_raw(word.raw, cut) if cut else word.raw
+    names: list[tuple[str, str | None]] = []  # (value, raw) of each name written; raw None: not known
     for suffix in _SUFFIXES:
-        if value.endswith(suffix) and len(value) > len(suffix) and not word.dynamic:
-            stem = value[: -len(suffix)]
-            raw = stem if stem.startswith("~/") and not any(c in stem for c in "'\"$`") else shlex.quote(stem)
-            out.extend(_word_targets(Word(stem, raw, False, word.globby), 0, bases))
+        if value.endswith(suffix) and len(value) > len(suffix):
+            names.append((value[: -len(suffix)], raw[: -len(suffix)] if raw.endswith(suffix) else None))
             break
+    for suffix in suffixes:
+        if suffix:
+            names.append((value + suffix, raw + shlex.quote(suffix)))
+            if value.endswith(suffix) and len(value) > len(suffix):
+                names.append((value[: -len(suffix)], raw[: -len(suffix)] if raw.endswith(suffix) else None))
+    for stem, stem_raw in dict.fromkeys(names):
+        if not word.dynamic:
+            stem_raw = (
+                stem if stem.startswith("~/") and not any(c in stem for c in "'\"$`") else shlex.quote(stem)
+            )
+        elif stem_raw is None:  # an expansion whose text does not end as its value does: any name
+            out.append(_DYN + UNKNOWN)
+            continue
+        out.extend(_word_targets(Word(stem, stem_raw, word.dynamic, word.globby), 0, bases))
     return out
 
 
@@ -1272,7 +1295,21 @@ def _allow_blocked(cmd: Command, k0: int, name: str) -> bool:
     for w in cmd.words:
         if "@P}" in w.raw or "${!" in w.raw:
             return True  # ${x@P} and ${!x} evaluate the variable's value (`a[$(cmd)]` runs cmd)
+    if name == "printf" and not _safe_printf_target(cmd.words[k0 + 1 : k0 + 3]):
+        return True  # `printf -v PATH %s .` assigns PATH, as `PATH=.` does
     return name in _EVAL_BUILTINS and _subscript_injection(cmd.words[k0:])
+
+
+def _safe_printf_target(words: Sequence[Word]) -> bool:
+    """Whether `printf`'s options (its first words) assign no variable but `SAFE_ENV` ones
+    (`printf -v NAME FORMAT`, `-vNAME`: bash's printf assigns NAME instead of printing)."""
+    if not words or not words[0].value.startswith("-v"):
+        return True
+    first = words[0].value
+    target = first[2:] if len(first) > 2 else (words[1].value if len(words) > 1 else "")
+    if words[0].dynamic or (len(first) == 2 and len(words) > 1 and words[1].dynamic):
+        return False
+    return _safe_assign(target.split("[", 1)[0] + "=")
 
 
 def _safe_assign(assignment: str) -> bool:

@@ -62,6 +62,9 @@ ROLES = (
     "tree",  # a file or directory written with everything under it (`rsync SRC DEST`, `git checkout -- PATH`)
     "into",  # a destination: the file written, or the directory the other file operands go into by name
     "replace",  # a file read, then replaced by its (de)compressed form (`gzip FILE`: FILE and FILE.gz)
+    "derive",  # a file read, and its (de)compressed form written beside it (`zstd -d F.zst` writes F)
+    "range-path",  # `START,END:FILE` or `:FUNC:FILE` (`git log -L`): FILE is read
+    "jq",  # a jq filter: data, unless it reads the environment (`env`, `$ENV`)
 )
 # What an option or a subcommand makes the command do (beyond its operands' roles).
 EFFECTS = ("write", "exec", "network", "secret", "delete")
@@ -84,6 +87,8 @@ class Opt(Record):
     becomes: tuple[tuple[str, str], ...] = ()  # other roles operands take instead (`cp -T`: into -> tree)
     writes_tree: bool = False  # `into` destinations are written as whole trees (`cp -r`)
     reads_tree: bool = False  # `read` operands are read with everything under them (`grep -r`)
+    mode: bool = False  # its `becomes` replaces the last mode option's (`xz -t -z` compresses: the last wins)
+    suffix: bool = False  # its value is the suffix a compressor adds or strips (`gzip -S .x`)
 
 
 class Spec(Record):
@@ -159,7 +164,9 @@ class Analysis(Record):
     into: tuple[tuple[int, int, bool, bool, tuple[int, ...]], ...] = ()
     # (word index, characters to cut) of files read with everything under them; (-1, 0): the cwd
     tree_reads: tuple[tuple[int, int], ...] = ()
-    replaced: tuple[tuple[int, int], ...] = ()  # the same, of files read and then replaced (`gzip FILE`)
+    # (word, cut, kept) of files read and then replaced (`gzip FILE`), or kept beside their output (`zstd F`)
+    replaced: tuple[tuple[int, int, bool], ...] = ()
+    suffixes: tuple[str, ...] = ()  # `-S SUFFIX` values: the compressors' own suffix for the names they write
 
 
 _EMPTY = Analysis()
@@ -263,6 +270,8 @@ def _build_opt(spellings: str, body: Any) -> Opt:
         becomes=becomes,
         writes_tree=bool(body.get("writes_tree", False)),
         reads_tree=bool(body.get("reads_tree", False)),
+        mode=bool(body.get("mode", False)),
+        suffix=bool(body.get("suffix", False)),
     )
 
 
@@ -364,7 +373,10 @@ class _Acc:
     """What `_walk` finds: the word roles in one list, in order (most commands find none, so
     one list to make, not ten), sorted into the fields of an `Analysis` at the end."""
 
-    __slots__ = ("dropped", "effects", "found", "into_values", "notes", "read_tree", "tree", "unknown_write")
+    __slots__ = (
+        "dropped", "effects", "flipped", "found", "into_values", "notes", "read_tree", "suffixes", "tree",
+        "unknown_write",
+    )  # fmt: skip
 
     def __init__(self) -> None:
         self.found: list[tuple[int, object]] = []
@@ -377,9 +389,14 @@ class _Acc:
         self.into_values: list[
             tuple[int, int]
         ] = []  # `-t DIR` (role `into`): placed once the operands are known
+        self.suffixes: list[str] = []  # `-S SUFFIX` values
+        self.flipped = False  # a later mode option undid an earlier one's (`xz -t -z`)
 
     def result(self, normal: list[int] | None) -> Analysis:
-        if not (self.found or self.effects or self.notes or self.unknown_write) and normal is None:
+        if (
+            not (self.found or self.effects or self.notes or self.unknown_write or self.suffixes)
+            and normal is None
+        ):
             return _KNOWN  # the program is known and its words are all data (the common case)
         if self.found:
             fields: dict[int, list[object]] = {}
@@ -413,6 +430,7 @@ class _Acc:
                 by[_INTO],
                 by[_TREE_READS],
                 by[_REPLACED],
+                tuple(self.suffixes),
             ),
         )
 
@@ -436,6 +454,7 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
     skipped: set[str] = _NO_SKIPPED  # made a set when an option first skips a role
     become: str | None = None
     becomes: dict[str, str] | None = None  # other roles operands take instead (`cp -T`: into -> tree)
+    mode: dict[str, str] | None = None  # the last mode option's (`xz -t`: replace -> read; `-z`: none)
     opts_done = False
     spec_words = spec.words
     subs = spec.subcommands
@@ -510,6 +529,10 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
                 if o.takes == NONE:
                     if o.effects:
                         _option(acc, o, "-" + w[j], None, 0, words)
+                    if o.mode:
+                        acc.flipped = acc.flipped or (bool(mode) and not o.becomes)
+                        mode = dict(o.becomes)
+                        continue
                     become = o.operands_become or become
                     if o.becomes or o.writes_tree or o.reads_tree:
                         becomes = _retarget(acc, o, becomes)
@@ -532,9 +555,15 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
                 value = None
             if opt.effects or (value is not None and opt.role != "data"):  # else `_option` adds nothing
                 _option(acc, opt, w, value, cut, words)
-            become = opt.operands_become or become
-            if opt.becomes or opt.writes_tree or opt.reads_tree:
-                becomes = _retarget(acc, opt, becomes)
+            if opt.suffix and value is not None:
+                acc.suffixes.append(words[value][cut:])
+            if opt.mode:
+                acc.flipped = acc.flipped or (bool(mode) and not opt.becomes)
+                mode = dict(opt.becomes)
+            else:
+                become = opt.operands_become or become
+                if opt.becomes or opt.writes_tree or opt.reads_tree:
+                    becomes = _retarget(acc, opt, becomes)
             if opt.instead_of:
                 skipped = {*skipped, opt.instead_of}
         if step == 1:
@@ -542,6 +571,9 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
         else:
             kept.extend(range(i, min(i + step, n)))
         i += step
+    if mode:  # the mode first, then the options that keep or redirect (`xz -k -t -z F`: F kept, F.xz written)
+        after = becomes or {}
+        becomes = {**after, **{role: after.get(to, to) for role, to in mode.items()}}
     sources = _operands(words, spec, operands, skipped, become, acc, becomes) if operands else ()
     if (acc.read_tree or spec.reads_tree) and not any(f == _TREE_READS for f, _ in acc.found):
         acc.found.append((_TREE_READS, (-1, 0)))  # `grep -r KEY`, `rg KEY`: the cwd is searched
@@ -619,8 +651,14 @@ def _operands(
             if arole is not None:
                 _value(acc, arole, idx, len(key) + 1, f"`{key}=`", "")
             continue
-        if becomes and role in becomes:
-            role = becomes[role]
+        if (
+            becomes and role in becomes
+        ):  # followed on (`-c -k`: replace -> derive -> read), a few steps at most
+            for _ in range(4):
+                nxt = becomes.get(role)
+                if nxt is None or nxt == role:
+                    break
+                role = nxt
         if role == "read" and become:
             role = become
             acc.found.append((_WRITES, (idx, 0)))  # an option made it a write (`sed -i`): not by nature
@@ -642,8 +680,13 @@ def _operands(
         if role == "tree":
             acc.found.append((_TREES, (idx, 0, True)))
             continue
-        if role == "replace":
-            acc.found.append((_REPLACED, (idx, 0)))
+        if role == "replace" or role == "derive":
+            acc.found.append((_REPLACED, (idx, 0, role == "derive")))
+            if (
+                acc.flipped
+            ):  # `xz -t -z F`: written because of the option, so an allow of `xz -t *` does not cover it
+                acc.found.append((_WRITES, (idx, 0)))
+                acc.notes.append(f"`{spec.name}`: a later mode option makes it write its files")
             continue
         if role == "read" and (acc.read_tree or spec.reads_tree):
             acc.found.append((_TREE_READS, (idx, 0)))
@@ -705,8 +748,14 @@ def _value(acc: _Acc, role: str, idx: int, cut: int, label: str, note: str, text
             acc.notes.append(f"{label} writes files whose names start with its value")
         else:
             acc.found.append((_OPERAND_WRITES, (idx, cut)))
-    elif role in ("sed", "awk"):
+    elif role in ("sed", "awk", "jq"):
         _program(acc, role, idx, text)
+    elif role == "replace" or role == "derive":  # an option's value compressed or decompressed
+        acc.found.append((_REPLACED, (idx, cut, role == "derive")))
+    elif role == "range-path":  # `git log -L1,9:FILE`: FILE's lines are shown
+        name = text.rpartition(":")[2] if ":" in text else ""
+        if name:
+            acc.found.append((_NAMED_READS, name))
 
 
 _SED_EXEC = lazy_compile(
@@ -716,6 +765,13 @@ _SED_WRITE = lazy_compile(
     r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?(?:,(?:\d+|\$|/[^/\n]*/))?!?\s*[wW]\s|/[gpiImM0-9]*w\s"
 )
 _AWK_WRITE = lazy_compile(r"printf?\b[^;{}\n]*>")
+# `getline [var] < "FILE"`, `ARGV[n] = "FILE"`: a file read by name
+_AWK_READ = lazy_compile(r'(?:\bgetline\b[^;{}\n<|]*<|\bARGV\s*\[[^]]*\]\s*=)\s*"([^"\\]+)"')
+# `getline < NAME` or an `ARGV` element set to something other than one string literal
+_AWK_UNKNOWN_READ = lazy_compile(
+    r'\bgetline\b[^;{}\n<|]*<\s*(?!\s|"[^"\\]+"\s*(?:[;}\n)]|$))|\bARGV\s*\[[^]]*\]\s*=\s*(?!\s|"[^"\\]+"\s*(?:[;}\n]|$))'
+)
+_JQ_ENV = lazy_compile(r"(?:^|[^\w.$])(?:env|\$ENV)\b|\$__prog_args\b")
 
 
 _SED_READ = lazy_compile(
@@ -724,36 +780,53 @@ _SED_READ = lazy_compile(
 
 
 def _program(acc: _Acc, role: str, idx: int, text: str) -> None:
-    """A sed script or an awk program: data, unless it runs commands, writes files or (sed `r`,
-    `R`) reads files it names."""
+    """A sed script, an awk program or a jq filter: data, unless it runs commands, writes files,
+    reads the environment or reads files it names (sed `r`, `R`; awk `getline < "FILE"`)."""
     if role == "sed":
         for m in _SED_READ.finditer(text):
             name = m.group(1).strip()
             if name and name not in ("/dev/stdin", "-"):
                 acc.found.append((_NAMED_READS, name))
                 acc.notes.append(f"the sed script reads `{name}`")
+    elif role == "awk" and ("getline" in text or "ARGV" in text):
+        for m in _AWK_READ.finditer(text):
+            acc.found.append((_NAMED_READS, m.group(1)))
+            acc.notes.append(f"the awk program reads `{m.group(1)}`")
     effects, why = program_effects(role, text)
     if effects:
         acc.effects.update(effects)
         acc.notes.append(why)
         if "exec" in effects:
             acc.found.append((_CODE, idx))
-        else:
+        elif "write" in effects:
             acc.unknown_write = True
 
 
 def program_effects(role: str, text: str) -> tuple[frozenset[str], str]:
-    """Effects of a sed script or awk program (`e`, `w file`; `system()`, pipes, `print >`)."""
+    """Effects of a sed script, an awk program or a jq filter (`e`, `w file`; `system()`, pipes,
+    `print >`, `@include`, `getline <` a computed name, `ENVIRON`; jq's `env`, `$ENV`)."""
     if role == "sed":
         if _SED_EXEC.search(text):
             return frozenset({"exec"}), "the sed script runs a command (`e`)"
         if _SED_WRITE.search(text):
             return frozenset({"write"}), "the sed script writes a file (`w`)"
         return frozenset(), ""
-    if "system" in text or "|" in text:
-        return frozenset({"exec"}), "the awk program may run a command (`system()` or a pipe)"
+    if role == "jq":
+        if _JQ_ENV.search(text):
+            return frozenset({"secret"}), "the jq filter prints environment variables (`env`, `$ENV`)"
+        return frozenset(), ""
+    if "system" in text or "|" in text or "@include" in text or "@load" in text:
+        return frozenset(
+            {"exec"}
+        ), "the awk program may run a command (`system()`, a pipe, `@include`, `@load`)"
     if _AWK_WRITE.search(text):
         return frozenset({"write"}), "the awk program writes a file (`print >`)"
+    if "ENVIRON" in text:
+        return frozenset({"secret"}), "the awk program reads environment variables (`ENVIRON`)"
+    if _AWK_UNKNOWN_READ.search(text):
+        return frozenset(
+            {"secret"}
+        ), "the awk program reads a file its words do not name (`getline <`, `ARGV`)"
     return frozenset(), ""
 
 
