@@ -392,3 +392,48 @@ def test_the_lexical_part_is_kept_but_symlinks_are_checked_on_every_view(
     for _ in range(5):
         kind.view("src/a.ts", ctx)
     assert seen == [str(tree / "proj" / "src" / "a.ts")] * 5
+
+
+def test_a_dot_dot_after_a_symlink_is_read_both_ways(tmp_path: Path) -> None:
+    """`WS/h/../h/.ssh/id_rsa` with `h -> HOME`: the kernel goes up from HOME (a missing file), an
+    agent that normalises first (Node's `path.resolve`, then `fs.readFile`) opens HOME/.ssh/id_rsa.
+    Both readings are decided (review 10b)."""
+    import os
+
+    from toolpolicy import Engine, load_policy
+
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("KEY\n")
+    ws.mkdir()
+    (ws / "h").symlink_to(home)
+    saved = os.environ.get("HOME")
+    os.environ["HOME"] = str(home)
+    try:
+        policy = load_policy(
+            text='version: 1\nprofile: claude-code\ndefault: allow\npermissions:\n  deny: ["Read(~/.ssh/**)"]\n'
+        )
+    finally:
+        os.environ["HOME"] = saved or ""
+    engine = Engine(policy, hooks=False)
+    context = {"cwd": str(ws), "home": str(home)}
+    for path in (f"{ws}/h/../h/.ssh/id_rsa", "h/../h/.ssh/id_rsa", "./h/../h/.ssh/../.ssh/id_rsa"):
+        assert engine.decide("Read", {"file_path": path}, context=context).decision == "deny", path
+    assert engine.decide("Read", {"file_path": "h/../ws/README"}, context=context).decision == "allow"
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_path_that_cannot_be_read_plainly_is_never_allowed_even_by_the_default(fast: bool) -> None:
+    """NUL bytes, over-long paths, control characters, `~user` that names nobody: no rule and no
+    `default: allow` allows them (review 10b: `.env\\0` was allowed by the default)."""
+    from toolpolicy import Engine, load_policy
+
+    policy = load_policy(
+        text='version: 1\nprofile: claude-code\ndefault: allow\npermissions:\n  allow: ["Read(**)"]\n'
+    )
+    engine = Engine(policy, hooks=False)
+    engine._fast = fast
+    for value in (".env\x00", "a\x00b", "x" * 5000, "/etc/x\x01y", "~no-such-user-here/x"):
+        got = engine.decide("Read", {"file_path": value}, context={"cwd": "/tmp"})
+        assert got.decision == "ask", (value[:20], got.reason)
+    assert engine.decide("Read", {"file_path": "ok.txt"}, context={"cwd": "/tmp"}).decision == "allow"

@@ -118,6 +118,8 @@ def decide_fast(
                 return None  # a file it writes or reads changes the decision: the general way words it
     best = bests[0] if len(bests) == 1 else _combine(plan, bests)
     allow_ok = allow_oks[0] if len(allow_oks) == 1 else all(allow_oks)
+    if lex is not None and not allow_ok and (best < 0 or plan.rules[best].decision != "deny"):
+        return None  # a path that is never allowed (NUL, too long): the general flow's floor asks
     if (
         lex is not None
         and (best < 0 or plan.rules[best].decision != "deny")

@@ -481,6 +481,11 @@ def view(value: object, ctx: Any, *, resolve_symlinks: bool = True) -> ArgView:
         if real != lexical:
             targets = True
             units.append(_unit(real, (lex.cwd, _real_cwd(lex.cwd)), allow=lex.allow and real is not None))
+        if lexical is not None and "/../" in joined + "/":  # Node's `path.resolve`, then the links: `h/../h/x`
+            node = realpath(lexical)  # with `h -> ~` is `~/x` to an agent that normalises first, as Gemini's
+            if node is not None and node != lexical and node != real:
+                targets = True
+                units.append(_unit(node, (lex.cwd, _real_cwd(lex.cwd)), allow=lex.allow))
     if ctx.home and resolve:  # a call's own home: its real paths read under the policy's home too
         homed = _other_home(units, _context(ctx.cwd, ctx.home).home)
         if homed is not None:
