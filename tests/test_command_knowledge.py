@@ -199,3 +199,21 @@ def test_a_name_prefix_meets_the_deny_of_an_existing_file_it_extends(
         assert engine.decide("Bash", {"command": command}, context={"cwd": str(tmp_path)}).decision == "deny"
     near = engine.decide("Bash", {"command": "split -l 10 big.txt part_"}, context={"cwd": str(tmp_path)})
     assert near.decision == "allow"
+
+
+def test_perldoc_and_yq_options_from_their_manuals() -> None:
+    """`perldoc -d FILE` writes FILE, `-n PROG` runs PROG, `-F` reads its operands; mikefarah's
+    `yq -s EXPR` writes a file per document (review 10a notes)."""
+
+    from toolpolicy.runtime.kinds import shell as shell_kind
+
+    def unit(command: str) -> object:
+        return shell_kind.view(command).units[0]
+
+    assert unit("perldoc -d out.txt -f open").writes == ("out.txt",)  # type: ignore[attr-defined]
+    assert unit("perldoc -n evil -f open").exec_capable  # type: ignore[attr-defined]
+    assert unit("perldoc -F .env").reads == (".env",)  # type: ignore[attr-defined]
+    assert not unit("perldoc -f open").writes  # type: ignore[attr-defined]
+    assert unit("yq -s .a f.yaml").writes  # type: ignore[attr-defined]
+    assert unit("yq -i .a=1 f.yaml").writes == ("f.yaml",)  # type: ignore[attr-defined]
+    assert unit("jq -s . a b").reads == ("a", "b")  # type: ignore[attr-defined]

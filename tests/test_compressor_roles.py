@@ -103,19 +103,3 @@ def test_the_views() -> None:
     assert set(writes("gzip -S .x -k a.x")) == {"a.x.x", "a"}
     assert set(writes("lz4 -d a.lz4 out")) == {"a", "out"}
     assert writes("zstd -t a.zst") == ()
-
-
-def test_perldoc_and_yq_options_from_their_manuals() -> None:
-    """`perldoc -d FILE` writes FILE, `-n PROG` runs PROG, `-F` reads its operands; mikefarah's
-    `yq -s EXPR` writes a file per document (review 10a notes)."""
-
-    def unit(command: str) -> object:
-        return shell.view(command).units[0]
-
-    assert unit("perldoc -d out.txt -f open").writes == ("out.txt",)  # type: ignore[attr-defined]
-    assert unit("perldoc -n evil -f open").exec_capable  # type: ignore[attr-defined]
-    assert unit("perldoc -F .env").reads == (".env",)  # type: ignore[attr-defined]
-    assert not unit("perldoc -f open").writes  # type: ignore[attr-defined]
-    assert unit("yq -s .a f.yaml").writes  # type: ignore[attr-defined]
-    assert unit("yq -i .a=1 f.yaml").writes == ("f.yaml",)  # type: ignore[attr-defined]
-    assert unit("jq -s . a b").reads == ("a", "b")  # type: ignore[attr-defined]
