@@ -180,3 +180,18 @@ permissions:
         engine.decide("run", {"script": "cat id_rsa", "folder": f"{home}/.ssh"}, context=context).decision
         == "deny"
     )
+
+
+def test_a_context_workdir_is_where_a_shell_command_runs(layout: tuple[Path, Path]) -> None:
+    """An agent that reports the command's directory apart from the session's (Codex: the
+    adapter reads the session's from its transcript) passes it as `context["workdir"]`."""
+    ws, home = layout
+    fast, slow = _engine(home, "docker-agent"), _engine(home, "docker-agent")
+    slow._fast = False
+    for engine in (fast, slow):
+        context = {"cwd": str(ws), "home": str(home), "workdir": str(ws / "sub")}
+        assert engine.decide("shell", {"cmd": "cat ../.env"}, context=context).decision == "deny"
+        assert engine.decide("shell", {"cmd": "cat x"}, context=context).decision == "allow"
+        assert engine.decide("read_file", {"path": "x"}, context=context).decision != "deny"  # shell only
+        odd = engine.decide("shell", {"cmd": "ls"}, context={**context, "workdir": ["x"]})
+        assert odd.decision == "ask"

@@ -95,6 +95,8 @@ def decide_fast(
             return fixed  # decided once: no argument and no condition of this tool changes it
     where = engine._where
     if context:
+        if "workdir" in context and plan.spec.kind == "shell":
+            return None  # the command runs in a directory of its own (`rules.prepare` reads it)
         cwd, home = context.get("cwd"), context.get("home")
         if (cwd and cwd != where.cwd) or (home and home != where.home):
             if not isinstance(cwd or "", str) or not isinstance(home or "", str):

@@ -221,12 +221,17 @@ def prepare(
     if home is None:
         home = os.path.expanduser("~")
     workdir = odd_workdir = None
-    if spec.workdir and isinstance(args, dict):  # a shell tool told where to run its command
+    reported = context.get("workdir") if context and spec.kind == "shell" else None
+    if reported is not None or (spec.workdir and isinstance(args, dict)):  # told where the command runs
         from .workdir import workdir_of
 
-        workdir, odd_workdir = workdir_of(spec.workdir, args, cwd, home)
-        if workdir == cwd:
-            workdir = None
+        base = cwd
+        if reported is not None:  # the agent reports it apart from the session's cwd (Codex)
+            base, odd_workdir = workdir_of(("workdir",), {"workdir": reported}, cwd, home)
+        if spec.workdir and isinstance(args, dict):  # the tool's own argument, read from there
+            base, odd = workdir_of(spec.workdir, args, base, home)
+            odd_workdir = odd_workdir or odd
+        workdir = base if base != cwd else None
     oversize = (
         isinstance(args, dict) and not args_size_within(args, max_args) and args_size_over(args, max_args)
     )

@@ -1,0 +1,147 @@
+"""Codex runs a shell command in the `workdir` the model chose and sends that directory to the
+hook as `cwd`; the session's own directory is in the first line of its transcript
+(`session_meta`). The adapter decides the command as run there from the session's directory, so
+the policy's `./` rules keep pointing where the user wrote them (`cat ../.env` with `workdir: sub`
+meets `Read(./.env)`). Checked with the real Codex CLI through the agent harness."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from toolpolicy.adapters import HookOptions, handle
+from toolpolicy.cli.hook_run import engine_factory
+
+POLICY = """
+version: 1
+profile: claude-code
+default: ask
+permissions:
+  deny: ["Read(./.env)"]
+  allow: ["Bash(cat *)"]
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> tuple[Path, Path]:
+    proj = tmp_path / "proj"
+    (proj / "sub").mkdir(parents=True)
+    (proj / ".env").write_text("SECRET=1\n")
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(POLICY)
+    return proj, policy
+
+
+def _transcript(tmp_path: Path, cwd: str, *, first: str | None = None) -> str:
+    path = tmp_path / "rollout.jsonl"
+    meta = {"type": "session_meta", "payload": {"cwd": cwd, "base_instructions": {"text": "x" * 50_000}}}
+    path.write_text((first if first is not None else json.dumps(meta)) + "\n" + '{"type": "event_msg"}\n')
+    return str(path)
+
+
+def _hook(policy: Path, command: str, cwd: Path, transcript: str | None) -> tuple[int, str]:
+    payload: dict[str, Any] = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "cwd": str(cwd),
+        "session_id": "s",
+    }
+    if transcript is not None:
+        payload["transcript_path"] = transcript
+    factory = engine_factory(str(policy), None, hooks=True, log=None, cache=False)
+    result = handle("codex", json.dumps(payload), factory, options=HookOptions())
+    verdict = (
+        json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] if result.stdout else "allow"
+    )
+    return result.exit_code, verdict
+
+
+def test_the_command_is_decided_from_the_session_directory(
+    project: tuple[Path, Path], tmp_path: Path
+) -> None:
+    proj, policy = project
+    transcript = _transcript(tmp_path, str(proj))
+    assert _hook(policy, "cat ../.env", proj / "sub", transcript) == (0, "deny")
+    assert _hook(policy, "cat .env", proj, transcript) == (0, "deny")
+    assert _hook(policy, "cat x", proj / "sub", transcript) == (0, "allow")
+
+
+def test_without_a_readable_transcript_the_payload_cwd_is_the_call_cwd(
+    project: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """What the adapter did before (and does when Codex's transcript cannot be read): the `./`
+    rule is read from the directory the command runs in, so this one is allowed."""
+    proj, policy = project
+    assert _hook(policy, "cat ../.env", proj / "sub", None)[1] == "allow"
+    assert _hook(policy, "cat ../.env", proj / "sub", str(tmp_path / "missing.jsonl"))[1] == "allow"
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # never opened for reading blocking (a FIFO would hang the hook)
+    assert _hook(policy, "cat ../.env", proj / "sub", str(fifo))[1] == "allow"
+    for first in ("not json", json.dumps({"type": "event_msg", "payload": {"cwd": str(proj)}}),
+                  json.dumps({"type": "session_meta", "payload": {"cwd": "relative"}})):  # fmt: skip
+        assert (
+            _hook(policy, "cat ../.env", proj / "sub", _transcript(tmp_path, "", first=first))[1] == "allow"
+        )
+
+
+# -- the real Codex CLI --------------------------------------------------------------------------
+HARNESS = Path(__file__).parent / "agents" / "claude_client.py"
+
+
+def _harness() -> ModuleType:
+    if os.environ.get("TOOLPOLICY_SKIP_REAL_AGENTS"):
+        pytest.skip("TOOLPOLICY_SKIP_REAL_AGENTS is set")
+    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"the real-agent tests need node and npm; not on PATH: {', '.join(missing)}")
+    spec = importlib.util.spec_from_file_location("toolpolicy_tests_claude_client_codex_workdir", HARNESS)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _policy_script() -> str:
+    beside = Path(sys.executable).parent / "policy"
+    found = str(beside) if beside.exists() else (shutil.which("policy") or str(beside))
+    if not os.access(found, os.X_OK):
+        pytest.skip(f"the `policy` console script is not installed next to {sys.executable}")
+    return str(Path(found).resolve())
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_real_codex_workdir_does_not_read_the_denied_env(tmp_path: Path) -> None:
+    harness = _harness()
+
+    class WithWorkdir(harness.FakeOpenAI):  # type: ignore[name-defined,misc]
+        def call_arguments(self, tool: str) -> dict[str, Any]:
+            args: dict[str, Any] = super().call_arguments(tool)
+            args["workdir"] = "sub"
+            return args
+
+    harness.AGENTS["codex-workdir"] = dict(harness.AGENTS["codex"], server=WithWorkdir)
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(POLICY)
+    hook = shlex.join([_policy_script(), "hook", "codex", "--policy", str(policy)])
+    files = {"proj/.env": "SECRET=1\n", "proj/sub/x": "IN-SUB\n"}
+    ran = harness.run_scenario(
+        hook, agent="codex-workdir", bash="cat x", timeout=180, extra_files=files, marker=None
+    )
+    assert not ran["timed_out"] and "IN-SUB" in (ran["tool_result_text"] or ""), ran  # it runs in sub/
+    blocked = harness.run_scenario(
+        hook, agent="codex-workdir", bash="cat ../.env", timeout=180, extra_files=files, marker=None
+    )
+    assert not blocked["timed_out"], blocked
+    assert "SECRET=1" not in (blocked["tool_result_text"] or ""), blocked["tool_result_text"]
