@@ -708,9 +708,15 @@ def _rule_floor(verdict: RuleVerdict, call: PreparedCall) -> Decision | None:
         )
     if call.oversize:
         return Decision("ask", "arguments over the size cap are never allowed automatically", "default")
-    if call.kind == "path" and call.primary is not None and any(not u.allow_texts for u in call.primary.units):
+    if (
+        call.kind == "path"
+        and call.primary is not None
+        and any(not u.allow_texts for u in call.primary.units)
+    ):
         return Decision(
-            "ask", "the path cannot be read as one plain path (NUL, too long): never allowed automatically", "default"
+            "ask",
+            "the path cannot be read as one plain path (NUL, too long): never allowed automatically",
+            "default",
         )
     if call.odd_workdir is not None:
         return Decision(

@@ -481,7 +481,9 @@ def view(value: object, ctx: Any, *, resolve_symlinks: bool = True) -> ArgView:
         if real != lexical:
             targets = True
             units.append(_unit(real, (lex.cwd, _real_cwd(lex.cwd)), allow=lex.allow and real is not None))
-        if lexical is not None and "/../" in joined + "/":  # Node's `path.resolve`, then the links: `h/../h/x`
+        if (
+            lexical is not None and "/../" in joined + "/"
+        ):  # Node's `path.resolve`, then the links: `h/../h/x`
             node = realpath(lexical)  # with `h -> ~` is `~/x` to an agent that normalises first, as Gemini's
             if node is not None and node != lexical and node != real:
                 targets = True
