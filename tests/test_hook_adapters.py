@@ -663,7 +663,7 @@ def test_cache_hit_returns_an_equivalent_policy(policies, tmp_path) -> None:
     path = str(policies["claude-code"])
     first = policy_cache.load_policy_cached(path, env=env)
     entry = policy_cache._entry_path(str(tmp_path / "c"), path, None, env)
-    cached = policy_cache._read_entry(entry)
+    cached = policy_cache._read_entry(entry, path, None)
     assert cached is not None and cached.digest == first.digest and cached.rules == first.rules
     assert policy_cache.load_policy_cached(path, env=env).digest == first.digest
 
@@ -676,15 +676,15 @@ def test_cache_ignores_corrupt_foreign_and_unsafe_entries(policies, tmp_path) ->
     good = entry.read_bytes()
     for damaged in (b"", b"garbage", good[: len(good) // 2], policy_cache.MAGIC + b"{}\n" + good[-50:]):
         entry.write_bytes(damaged)
-        assert policy_cache._read_entry(str(entry)) is None
+        assert policy_cache._read_entry(str(entry), path, None) is None
         assert policy_cache.load_policy_cached(path, env=env).digest == expected  # rebuilt
-        assert entry.read_bytes() == good or policy_cache._read_entry(str(entry)) is not None
+        assert entry.read_bytes() == good or policy_cache._read_entry(str(entry), path, None) is not None
     entry.chmod(0o644)  # readable by others: not trusted
-    assert policy_cache._read_entry(str(entry)) is None
+    assert policy_cache._read_entry(str(entry), path, None) is None
     entry.unlink()
     entry.symlink_to(tmp_path / "elsewhere.pickle")
     (tmp_path / "elsewhere.pickle").write_bytes(good)
-    assert policy_cache._read_entry(str(entry)) is None
+    assert policy_cache._read_entry(str(entry), path, None) is None
 
 
 class _Planted:
@@ -711,7 +711,7 @@ def test_a_planted_cache_entry_cannot_run_code(policies, tmp_path) -> None:
     marker = tmp_path / "pwned"
     entry.write_bytes(header + pickle.dumps(_Planted(marker)))
     entry.chmod(0o600)
-    assert policy_cache._read_entry(str(entry)) is None  # refused: a cache miss
+    assert policy_cache._read_entry(str(entry), path, None) is None  # refused: a cache miss
     assert policy_cache.load_policy_cached(path, env=env).digest == expected  # compiled from source
     assert not marker.exists()
 
@@ -731,7 +731,7 @@ def test_rich_policies_load_back_through_the_restricted_unpickler(tmp_path) -> N
     for path in (str(repo / "examples" / "claude-team.yaml"), str(rich)):
         first = policy_cache.load_policy_cached(path, env=env)
         entry = policy_cache._entry_path(str(tmp_path / "c"), path, None, env)
-        cached = policy_cache._read_entry(entry)
+        cached = policy_cache._read_entry(entry, path, None)
         assert cached is not None, path
         assert cached.digest == first.digest and cached.rules == first.rules
 

@@ -3,8 +3,10 @@
 `load_policy_cached(path)` returns what `load_policy(path)` returns, from a pickle when one is
 valid. An entry is keyed by the policy path (as given and resolved), the format, `$HOME`, the
 Python version and a fingerprint of the installed toolpolicy (its version and the size and
-mtime of its source files), and it records every file the policy was read from (the file and
-its `extends` chain) with mtime, size and SHA-256: a hit needs all of them unchanged.
+mtime of its source files). Its header records the policy it was compiled for (the realpath and
+the format asked for) and every file the policy was read from (the file first, then its `extends`
+chain) with mtime, size and SHA-256: a hit needs the same policy, the file first, and all of them
+unchanged (an entry copied over another policy's, by a dotfiles sync or a backup restore, is a miss).
 
 Safety: the cache directory (`$TOOLPOLICY_CACHE_DIR`, else `$XDG_CACHE_HOME/toolpolicy`, else
 `~/.cache/toolpolicy`) is created 0700 and used only if it is a real directory owned by the user
@@ -42,7 +44,7 @@ try:  # the C unpickler alone: `pickle` itself (its pure-Python half, struct) co
 except ImportError:  # pragma: no cover - a Python without the C accelerator
     from pickle import Unpickler, UnpicklingError
 
-MAGIC = b"toolpolicy-compiled-v1\n"
+MAGIC = b"toolpolicy-compiled-v2\n"  # v2: the header names the policy and format
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
 MAX_ENTRIES = 64  # older entries are pruned when a new one is written
 
@@ -57,8 +59,9 @@ def load_policy_cached(
     """
     env = os.environ if env is None else env
     directory = cache_dir(env) if enabled and not _truthy(env.get("TOOLPOLICY_NO_CACHE")) else None
-    entry = _entry_path(directory, path, format, env) if directory else None
-    policy = _read_entry(entry) if entry else None
+    real = os.path.realpath(path) if directory else ""
+    entry = _entry_path(directory, path, format, env, real=real) if directory else None
+    policy = _read_entry(entry, path, format, real=real) if entry else None
     if policy is not None:
         return policy
     from ..api import load_policy
@@ -66,7 +69,7 @@ def load_policy_cached(
     before = _record_or_none(path) if entry else None
     policy = load_policy(path, format=format)
     if entry and before is not None:
-        _write_entry(entry, policy, path, before)
+        _write_entry(entry, policy, path, before, format=format, real=real)
     return policy
 
 
@@ -87,13 +90,16 @@ def cache_dir(env: Mapping[str, str]) -> str | None:
 
 
 # -- keys and fingerprints ------------------------------------------------------------------------
-def _entry_path(directory: str, path: str, format: str | None, env: Mapping[str, str]) -> str:
+def _entry_path(
+    directory: str, path: str, format: str | None, env: Mapping[str, str], *, real: str | None = None
+) -> str:
+    """The entry of `path` (`real`: its realpath, when the caller has it already)."""
     parts = [
         MAGIC.decode().strip(),
         _package_fingerprint(),
         sys.version.split()[0],
         str(format),
-        os.path.realpath(path),
+        os.path.realpath(path) if real is None else real,
         str(path),
         env.get("HOME", "") or os.path.expanduser("~"),
     ]
@@ -171,15 +177,19 @@ def _sources_unchanged(records: Any) -> bool:
 
 
 # -- reading and writing entries ------------------------------------------------------------------
-def _read_entry(entry: str) -> Any:
-    """The cached policy, or None (missing, unsafe, corrupt or stale entries are all ignored)."""
+def _read_entry(entry: str, path: str, format: str | None, *, real: str | None = None) -> Any:
+    """The policy cached in `entry` for `path` read as `format` (`real`: its realpath), or None:
+    missing, unsafe, corrupt or stale entries, and entries written for another policy or format
+    (copied over this one's), are all ignored."""
     try:
         blob = _read_private(entry)
         if blob is None or not blob.startswith(MAGIC):
             return None
         header_end = blob.index(b"\n", len(MAGIC))
         meta = loads(blob[len(MAGIC) : header_end])
-        if not isinstance(meta, dict) or not _sources_unchanged(meta.get("sources")):
+        if not isinstance(meta, dict) or not _written_for(meta, path, format, real):
+            return None
+        if not _sources_unchanged(meta.get("sources")):
             return None
         policy = _unpickle(blob[header_end + 1 :])
     except Exception:  # NOTE: a bad entry is a cache miss, never an error
@@ -187,6 +197,22 @@ def _read_entry(entry: str) -> Any:
     from ..runtime.compiled import CompiledPolicy
 
     return policy if isinstance(policy, CompiledPolicy) else None
+
+
+def _written_for(meta: dict[str, Any], path: str, format: str | None, real: str | None) -> bool:
+    """Whether the header `meta` is that of an entry compiled for `path` as `format`: the same
+    realpath and format, and the file itself as the first source record."""
+    sources = meta.get("sources")
+    return (
+        meta.get("policy") == (os.path.realpath(path) if real is None else real)
+        and "format" in meta
+        and meta["format"] == format
+        and isinstance(sources, list)
+        and bool(sources)
+        and isinstance(sources[0], list)
+        and bool(sources[0])
+        and sources[0][0] == os.path.abspath(path)
+    )
 
 
 def _unpickle(data: bytes) -> Any:
@@ -261,8 +287,11 @@ def _record_or_none(path: str) -> list[Any] | None:
         return None
 
 
-def _write_entry(entry: str, policy: Any, path: str, before: list[Any]) -> None:
-    """Write atomically (temp file + rename, mode 0600); failures are ignored.
+def _write_entry(
+    entry: str, policy: Any, path: str, before: list[Any], *, format: str | None, real: str | None = None
+) -> None:
+    """Write atomically (temp file + rename, mode 0600); failures are ignored. The header names
+    the policy (`real`, else the realpath of `path`) and `format` the entry is compiled for.
 
     `before` is the policy file as it was just before compiling: if it changed meanwhile, the
     compiled policy may not match what is on disk now, so nothing is written.
@@ -276,7 +305,8 @@ def _write_entry(entry: str, policy: Any, path: str, before: list[Any]) -> None:
         tool_glob_prefixes(policy)  # derived now, pickled with the policy: no hook derives it again
         import json  # only when writing an entry
 
-        meta = json.dumps({"sources": sources}).encode()
+        policy_file = os.path.realpath(path) if real is None else real
+        meta = json.dumps({"policy": policy_file, "format": format, "sources": sources}).encode()
         import pickle  # only when writing an entry
 
         payload = MAGIC + meta + b"\n" + pickle.dumps(policy, protocol=pickle.HIGHEST_PROTOCOL)
