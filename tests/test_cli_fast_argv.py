@@ -133,7 +133,9 @@ def test_hook_without_click_answers_and_imports_no_click(tmp_path) -> None:  # t
     assert report["heavy"] == []  # the warm path: compiled-policy cache, runtime, adapter only
 
 
-def test_bad_flag_is_clicks_usage_error() -> None:
+def test_bad_flag_is_the_protocols_fail_closed_answer() -> None:
+    """Left to click, an option error is the protocol's fail-closed answer (Claude Code: exit 2,
+    the reason on stderr), carrying click's message (tests/test_hook_command_option_errors.py)."""
     done = _run(["hook", "claude-code", "--policy", "p.yaml", "--bogus"], "{}")
     assert done.returncode == 2
-    assert "No such option" in done.stderr
+    assert "No such option" in done.stderr and done.stderr.rstrip().endswith("(fail-closed)")

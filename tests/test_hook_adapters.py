@@ -576,7 +576,8 @@ def test_cli_help_and_usage_errors(policies) -> None:
     help_text = runner.invoke(cli, ["hook", "--help"]).stdout
     for word in ("claude-code", "docker-agent", "gemini", "agent-code", "--exit-2", "--mode", "--ask-allows"):
         assert word in help_text
-    # a usage error exits 2: a block for Claude Code, docker-agent, Gemini CLI and agent-code alike
+    # an option error is the protocol's fail-closed answer (Claude Code's: exit 2, the reason on
+    # stderr); an unknown protocol is click's usage error (exit 2)
     assert runner.invoke(cli, ["hook", "claude-code"], input=b"{}").exit_code == 2
     assert runner.invoke(cli, ["hook", "nope", "--policy", "x"], input=b"{}").exit_code == 2
 

@@ -26,7 +26,6 @@ import pytest
 from serve_process import ServeProcess
 
 F2 = "R10b-F2: a near-miss hook route (`//claude-code`, `Claude-Code`) is a 404, which Claude Code runs the call on"
-F3 = "R10b-F3: `policy hook docker-agent --policy DIR` is a click usage error (exit 2, no JSON deny)"
 
 POLICY = """\
 version: 1
@@ -116,7 +115,6 @@ def _docker_denies(code: int, stdout: str) -> bool:
     return bool(json.loads(stdout)["hook_specific_output"]["permission_decision"] == "deny")
 
 
-@pytest.mark.xfail(strict=True, reason=F3)
 def test_docker_agent_with_a_directory_as_policy_answers_a_json_deny(tmp_path: Path) -> None:
     assert _docker_denies(*_hook("docker-agent", str(tmp_path), DOCKER_RM))
 

@@ -6,19 +6,104 @@ This module is the click face of the command (help, choices, errors); the work i
 The console script does not even import this module for a well-formed `policy hook` call:
 `toolpolicy.cli.main` parses the options itself (`fast_argv.py`) and calls `hook_run.answer`
 directly, so that the hook's cold start pays neither for click nor for anything else.
+
+An option error (a directory as `--policy` or `--log`, a bad `--mode`, an unknown or missing
+option, an extra argument) is answered, once the PROTOCOL on the command line is a known one,
+with that protocol's own fail-closed answer (`adapters.fail_closed`: docker-agent, Cursor,
+Copilot and Cline read a JSON deny, not click's exit 2), the reason carrying click's message. An
+unknown or missing PROTOCOL stays click's usage error (exit 2): there is no format to deny in.
 """
 
 from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
 
 import click
 
 from .choices import FORMAT_CHOICES, MODE_CHOICES, PROTOCOL_CHOICES
 from .hook_run import HookArgs, answer, read_input, run_hook
 
-__all__ = ["hook_command", "read_input", "run_hook"]
+__all__ = ["HookOptionError", "hook_command", "read_input", "run_hook"]
 
 
-@click.command("hook")
+class HookOptionError(click.UsageError):
+    """An option error of `policy hook PROTOCOL`: shown as the protocol's fail-closed answer
+    (stdout, stderr) and exiting with its exit code, instead of click's usage text."""
+
+    def __init__(self, protocol: str, error: click.UsageError) -> None:
+        from .. import adapters
+
+        message = " ".join(error.format_message().split()).rstrip(".")
+        super().__init__(message, error.ctx)
+        self.protocol = protocol
+        reason = f"toolpolicy: bad `policy hook` option: {message}; the call is denied (fail-closed)"
+        self.result = adapters.fail_closed(protocol, reason)
+        self.exit_code = self.result.exit_code  # type: ignore[misc]  # a ClassVar in click, per error here
+
+    def show(self, file: object = None) -> None:
+        _drain_stdin()  # the agent is writing its hook input: let it finish before we answer
+        for text, stream in ((self.result.stdout, sys.stdout), (self.result.stderr, sys.stderr)):
+            if text:
+                try:
+                    stream.write(text)
+                    stream.flush()
+                except (OSError, ValueError):  # the agent closed the pipe: the exit code still answers
+                    pass
+
+
+class HookCommand(click.Command):
+    """`policy hook`'s command: a usage error with a known PROTOCOL becomes `HookOptionError`."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        given = list(args)
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as error:
+            protocol = None if ctx.resilient_parsing else protocol_in(self, given)
+            if protocol is None or isinstance(error, HookOptionError):
+                raise
+            raise HookOptionError(protocol, error) from None
+
+
+def protocol_in(command: click.Command, args: Sequence[str]) -> str | None:
+    """The PROTOCOL argument of `args` (the first positional, as click reads it) when it is a
+    known protocol, else None."""
+    valued = {
+        name
+        for param in command.params
+        if isinstance(param, click.Option) and not param.is_flag
+        for name in (*param.opts, *param.secondary_opts)
+    }
+    positional: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--":
+            positional += args[i:]
+            break
+        if arg.startswith("-") and arg != "-":
+            i += arg in valued  # `--opt V`, `-p V`; `--opt=V` and `-pV` carry their value
+            continue
+        positional.append(arg)
+    return positional[0] if positional and positional[0] in PROTOCOL_CHOICES else None
+
+
+def _drain_stdin() -> None:
+    """Read (and drop) the hook input, bounded, unless stdin is a terminal (a person typing)."""
+    stdin = sys.stdin
+    try:
+        if stdin is None or stdin.isatty():
+            return
+        stream = getattr(stdin, "buffer", None)
+        if stream is not None:
+            read_input(stream)
+    except (OSError, ValueError):
+        return
+
+
+@click.command("hook", cls=HookCommand)
 @click.argument("protocol", type=click.Choice(PROTOCOL_CHOICES))
 @click.option(
     "--policy",
