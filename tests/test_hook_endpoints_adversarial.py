@@ -6,7 +6,8 @@ tables; Claude Code runs the call on any non-2xx http answer without `onFailure:
 docker-agent's `preempt_yolo` lane reads only the JSON decision). So every answer toolpolicy
 gives on a hook route or a hook command must be that agent's deny when it cannot decide.
 
-Findings as strict xfails until fixed: R10b-F2 (LOW), R10b-F3 (LOW). Held: a missing, empty or
+Findings fixed (their repros now plain tests): R10b-F2 (LOW, a near-miss route),
+R10b-F3 (LOW, an option error), R10b-F4 (LOW, another policy's cache entry). Held: a missing, empty or
 corrupt policy and a corrupt compiled cache deny in every protocol; the real Claude Code sends
 file tools' paths trimmed, `~`-expanded and normalised, so the hook decides the file it opens.
 """
@@ -24,8 +25,6 @@ from pathlib import Path
 import pytest
 
 from serve_process import ServeProcess
-
-F2 = "R10b-F2: a near-miss hook route (`//claude-code`, `Claude-Code`) is a 404, which Claude Code runs the call on"
 
 POLICY = """\
 version: 1
@@ -79,7 +78,6 @@ def test_the_hook_route_denies_the_call(server: ServeProcess) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=F2)
 @pytest.mark.parametrize(
     "path", ["/v1/hooks//claude-code", "/v1/hooks/Claude-Code", "/v1//hooks/claude-code"]
 )

@@ -5,7 +5,8 @@ Checked: an allow lets a write run in default mode, a deny blocks with the rule'
 server whose policy does not load blocks, a rewrite runs the rewritten command, a missing token
 blocks, the documented token settings (`headers` + `allowedEnvVars`) work, and what happens
 when the server is down or slower than the hook's `timeout`: Claude Code lets the call run
-unless the handler has `onFailure: "block"` (docs/serve.md).
+unless the handler has `onFailure: "block"` (docs/serve.md). A near-miss hook URL (`//`, another
+case, a trailing slash) is still the policy's hook, and an unknown protocol blocks.
 """
 
 from __future__ import annotations
@@ -184,6 +185,28 @@ def test_the_token_settings_work_and_a_missing_token_blocks(
             extra_env={"TOOLPOLICY_TOKEN": TOKEN},
         )
         assert result["ran"] is True and result["tool_result_error"] is False
+
+
+@pytest.mark.parametrize("route", ["/v1/hooks//claude-code", "/v1/hooks/Claude-Code/"])
+def test_a_near_miss_hook_url_is_still_the_policys_hook(
+    claude: ModuleType, server: ServeProcess, route: str
+) -> None:
+    """A typo'd registration without `onFailure: "block"`: the call is decided by the policy
+    (R10b-F2: these were 404s, on which Claude Code runs the call)."""
+    url = server.url + route
+    result = run(claude, hook_http=url, bash="touch DENIED_FILE", permission_mode="acceptEdits")
+    assert result["ran"] is False and "permissions.deny[0]" in result["tool_result_text"]
+    result = run(claude, hook_http=url, bash="touch ALLOWED_FILE")
+    assert result["ran"] is True
+
+
+def test_an_unknown_hook_protocol_blocks_with_the_reason(claude: ModuleType, server: ServeProcess) -> None:
+    """A URL naming no protocol, without `onFailure: "block"`: Claude Code blocks even a call the
+    policy allows, and shows why."""
+    url = f"{server.url}/v1/hooks/claude_code"
+    result = run(claude, hook_http=url, bash="touch ALLOWED_FILE", permission_mode="acceptEdits")
+    assert result["ran"] is False and result["tool_result_error"] is True
+    assert "unknown hook protocol 'claude_code'" in result["tool_result_text"]
 
 
 def _closed_port_url() -> str:

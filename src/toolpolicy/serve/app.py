@@ -14,8 +14,10 @@ errors.
 
 `create_app` returns a `ServeApp`: the two routes every agent call takes (`POST /v1/decide` and
 `POST /v1/hooks/{protocol}`) are dispatched by an exact path test straight to their handlers,
-which answer every failure themselves; everything else (the other routes, 404/405, a trailing
-slash) goes through Starlette's router and middleware. Starlette's stack costs about 20 µs a
+which answer every failure themselves; everything else (the other routes, 404/405) goes through
+Starlette's router and middleware. Repeated slashes in a path are collapsed first, and every POST
+under `/v1/hooks` (the prefix in any case, a trailing slash, an unknown or empty protocol) goes
+to the hook handler, which answers a deny in the agent's format rather than a 404 (`hook_route`). Starlette's stack costs about 20 µs a
 request (measured: `bench/serve_load.py`, docs/serve.md), which is more than a rule-only
 decision. The lifespan loads the policy (unless the caller already did), starts the file watcher,
 and makes SIGHUP reload; at shutdown it stops the watcher and closes the decision log.
@@ -27,6 +29,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -39,6 +42,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from ..adapters import PROTOCOLS
 from .console import setup_logging
 from .decide_api import decide_batch, decide_one
 from .decision_log import open_target
@@ -81,14 +85,17 @@ class ServeApp:
         self.service = service
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] == "POST" and not scope.get("root_path"):
+        if scope["type"] == "http":
             path: str = scope["path"]
-            if path == "/v1/decide":
-                await send_answer(send, await self._decide(scope, receive))
-                return
-            if path.startswith(HOOKS_PREFIX) and "/" not in path[len(HOOKS_PREFIX) :]:
-                protocol = path[len(HOOKS_PREFIX) :]
-                if protocol:  # the route `/v1/hooks/{protocol}`, as Starlette would match it
+            if "//" in path:  # `/v1/hooks//claude-code`: a doubled slash in a URL means one
+                path = collapse_slashes(path)
+                scope = {**scope, "path": path}
+            if scope["method"] == "POST" and not scope.get("root_path"):
+                if path == "/v1/decide":
+                    await send_answer(send, await self._decide(scope, receive))
+                    return
+                protocol = hook_route(path)
+                if protocol is not None:
                     await send_answer(send, await handle_hook(self.service, scope, receive, protocol))
                     return
         await self.router(scope, receive, send)
@@ -122,7 +129,31 @@ class ServeApp:
 
 
 DIGEST_HEADER = "x-toolpolicy-policy-digest"
-HOOKS_PREFIX = "/v1/hooks/"
+HOOKS_ROOT = "/v1/hooks"
+HOOKS_PREFIX = HOOKS_ROOT + "/"
+_SLASHES = re.compile(r"//+")
+
+
+def collapse_slashes(path: str) -> str:
+    """`path` with every run of slashes made one (`/v1//hooks//x` -> `/v1/hooks/x`)."""
+    return _SLASHES.sub("/", path)
+
+
+def hook_route(path: str) -> str | None:
+    """The `{protocol}` of a POST to `path` when it is a hook route, else None.
+
+    `/v1/hooks/<x>` (slashes already collapsed): the prefix matched case-insensitively and a
+    trailing slash dropped, so a near-miss of the registered URL still reaches `handle_hook`,
+    which folds the protocol's case or, for an unknown one (empty, `a/b`, a typo), answers Claude
+    Code's deny: a 404 there would let Claude Code run the call (R10b-F2)."""
+    if path.startswith(HOOKS_PREFIX):
+        protocol = path[len(HOOKS_PREFIX) :]
+        if protocol in PROTOCOLS:  # the registered URL: the hot path
+            return protocol
+    root, rest = path[: len(HOOKS_ROOT)], path[len(HOOKS_ROOT) :]
+    if root.lower() != HOOKS_ROOT or rest[:1] not in ("", "/"):
+        return None
+    return rest[1:].removesuffix("/")
 
 
 def create_app(settings: ServeSettings, *, policy: Any = None, token: bytes | None = None) -> ServeApp:

@@ -19,8 +19,11 @@ forms:
 Refusals at the edge (a bad token, content type or query option, a body over the cap, bytes that
 are not UTF-8) are fail-closed denies too: the adapter's `fail_closed` answer with the reason,
 rendered as above (in the agent form: 200 and the JSON deny; the envelope form answers the
-problem's status so that the thin client decides in-process). Only an unknown protocol is a
-plain 404 JSON error: there is no agent format to deny in.
+problem's status so that the thin client decides in-process). A protocol spelt in another case
+(`Claude-Code`) is that protocol; an unknown one (a wrong hook URL: `ServeApp` sends every POST
+under `/v1/hooks` here, slashes collapsed) is answered with Claude Code's PreToolUse deny, 200,
+since only Claude Code has http hooks and it runs the call on a 404; the envelope form keeps the
+404 `unknown_protocol`.
 
 Options that `policy hook` takes as flags come as query parameters: `mode` (also `auto`),
 `exit_2`, `ask_allows`, `tool`, `cwd`; the thin client forwards the agent's hook variables
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import time
 from functools import partial
 from typing import Any
@@ -59,6 +63,7 @@ from .lifecycle import dispatch_answer, lifecycle_event
 from .policy_store import Snapshot
 from .service import INLINE_MAX_BODY, Service
 
+logger = logging.getLogger("toolpolicy.serve")
 ENVELOPE_TYPE = "application/vnd.toolpolicy.hook-result+json"
 ENV_HEADER = "x-toolpolicy-hook-env"
 FORWARDED_ENV_PREFIXES = ("AGENT_CODE_HOOK_",)  # the agent variables adapters read (agent-code)
@@ -172,13 +177,10 @@ class HookRoute:
 async def handle_hook(service: Service, scope: Scope, receive: Receive, protocol: str) -> Answer:
     """Answer one hook request (never raises: every failure is the protocol's deny)."""
     if protocol not in adapters.PROTOCOLS:
-        problem = Problem(
-            404,
-            "unknown_protocol",
-            f"unknown hook protocol `{protocol}`; known: {', '.join(sorted(adapters.PROTOCOLS))}",
-        )
-        service.metrics.http_errors.labels("hook", str(problem.status)).inc()
-        return problem_answer(problem)
+        known = known_protocol(protocol)
+        if known is None:
+            return _unknown_protocol(service, scope, protocol)
+        protocol = known
     started = time.perf_counter()
     head = read_head(scope)
     envelope = ENVELOPE_TYPE in head.accept
@@ -219,6 +221,39 @@ async def handle_hook(service: Service, scope: Scope, receive: Receive, protocol
     answer = _envelope(result, headers) if envelope else _agent_form(protocol, text, result, options, headers)
     service.metrics.observe("hook", time.perf_counter() - started)
     return answer
+
+
+def known_protocol(name: str) -> str | None:
+    """`name` if it is a protocol, else the one protocol it names in another case
+    (`Claude-Code`), else None (no protocol, or more than one spelt so)."""
+    if name in adapters.PROTOCOLS:
+        return name
+    if not name.isascii():
+        return None
+    folded = [known for known in adapters.PROTOCOLS if known.lower() == name.lower()]
+    return folded[0] if len(folded) == 1 else None
+
+
+def _unknown_protocol(service: Service, scope: Scope, protocol: str) -> Answer:
+    """A POST to `/v1/hooks/<x>` with no protocol `<x>`: the URL of a hook is wrong.
+
+    Only Claude Code has http hooks, and it runs the call on a non-2xx answer unless the hook has
+    `onFailure: "block"`, so the agent form is 200 with Claude Code's PreToolUse deny, the error
+    in its reason, the `X-Toolpolicy-Error` header and the server log. The envelope form (`policy
+    hook --server`, which names a known protocol itself) keeps the 404 `unknown_protocol`."""
+    known = ", ".join(sorted(adapters.PROTOCOLS))
+    message = f"unknown hook protocol {protocol[:80]!r} in `{scope['path'][:120]}`; known: {known}"
+    if ENVELOPE_TYPE in read_head(scope).accept:
+        service.metrics.http_errors.labels("hook", "404").inc()
+        return problem_answer(Problem(404, "unknown_protocol", message))
+    logger.warning("policy serve: %s: answered Claude Code's deny (fix the hook's URL)", message)
+    service.metrics.hook_failures.labels("unknown", "unknown_protocol").inc()
+    reason = f"toolpolicy: {message}; the call is denied (fail-closed)"
+    deny = deny_answer("claude-code", None, reason, _default_options(service.settings.max_body_bytes))
+    headers = {"x-toolpolicy-error": "unknown_protocol", "x-toolpolicy-exit-code": "2"}
+    if deny is None:  # INVARIANT: never reached (claude-code has a JSON deny); still never a 404
+        return problem_answer(Problem(403, "unknown_protocol", message, headers), {"decision": "deny"})
+    return Answer(200, deny.encode("utf-8"), JSON_TYPE, headers)
 
 
 async def _decide(
