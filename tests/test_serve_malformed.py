@@ -184,6 +184,10 @@ WELL_FORMED: dict[str, tuple[list[bytes], float]] = {
     "expect 100-continue": ([request(GOOD, extra="Expect: 100-continue\r\n")], 0.0),
     "decide": ([request(GOOD_DECIDE, path="/v1/decide")], 0.0),
     "one leading BOM (dropped, as policy hook does)": ([request(b"\xef\xbb\xbf" + GOOD)], 0.0),
+    # near misses of the route are the route (R10b-F2; tests/test_serve_hook_routes.py)
+    "protocol in another case": ([request(GOOD, path="/v1/hooks/Claude-Code")], 0.0),
+    "protocol with a trailing slash": ([request(GOOD, path=HOOK + "/")], 0.0),
+    "a doubled slash": ([request(GOOD, path="/v1//hooks//claude-code")], 0.0),
 }
 
 
@@ -248,8 +252,7 @@ MALFORMED: dict[str, list[bytes]] = {
     "bare LF line ends": [request(GOOD).replace(b"\r\n", b"\n")],
     "GET with a body": [request(GOOD, method="GET")],
     "unknown protocol": [request(GOOD, path="/v1/hooks/claude-cod")],
-    "protocol in another case": [request(GOOD, path="/v1/hooks/Claude-Code")],
-    "protocol with a trailing slash": [request(GOOD, path=HOOK + "/")],
+    "protocol with a path below it": [request(GOOD, path=HOOK + "/x")],
     "NUL in the path": [request(GOOD, path=HOOK + "%00")],
     "unknown query option": [request(GOOD, path=HOOK + "?Mode=yolo")],
     "query option twice": [request(GOOD, path=HOOK + "?mode=default&mode=yolo")],
