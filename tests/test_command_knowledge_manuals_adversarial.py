@@ -76,7 +76,7 @@ def _run(script: str, ws: Path, home: Path, env: dict[str, str] | None = None) -
     base = {"HOME": str(home), "PATH": "/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM": "1"}
     out = subprocess.run(
         ["bash", "-c", script], cwd=ws, env=base | (env or {}), capture_output=True, text=True, timeout=20,
-        check=False,
+        check=False, errors="replace",  # `ag -u` also searches binary files (their bytes are not UTF-8)
     )  # fmt: skip
     return out.stdout + out.stderr
 
