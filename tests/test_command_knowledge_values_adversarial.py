@@ -67,7 +67,9 @@ def test_jq_rawfile_prints_the_file(where: Where) -> None:
     assert "SECRET=1" in _bash(RAWFILE[1], ws, home)
 
 
-@pytest.mark.xfail(strict=True, reason="R10d-F4: jq --rawfile/--slurpfile NAME FILE: FILE is read as the filter")
+@pytest.mark.xfail(
+    strict=True, reason="R10d-F4: jq --rawfile/--slurpfile NAME FILE: FILE is read as the filter"
+)
 @pytest.mark.parametrize("command", RAWFILE)
 @pytest.mark.parametrize("policy", ["P", "U"])
 def test_jq_rawfile_of_a_denied_file_is_denied(where: Where, command: str, policy: str) -> None:
@@ -84,7 +86,12 @@ def test_jq_file_operands_are_reads(where: Where, command: str, policy: str) -> 
 
 # ------------------------------------------------------------------ R10d-F5: builtins assigning PATH
 
-ASSIGNS = ["read PATH <<< .; ls", "read -r PATH <<< .; ls", "mapfile PATH <<< .; ls", "readarray -t PATH <<< .; ls"]
+ASSIGNS = [
+    "read PATH <<< .; ls",
+    "read -r PATH <<< .; ls",
+    "mapfile PATH <<< .; ls",
+    "readarray -t PATH <<< .; ls",
+]
 
 
 @pytest.mark.parametrize("command", ASSIGNS)
@@ -137,9 +144,9 @@ AWK_UNKNOWN = [
     "awk 'BEGIN{f=\".env\"; getline l < f; print l}'",
     "awk 'BEGIN{\"cat .env\" | getline l; print l}'",
     "awk -v f=.env 'BEGIN{getline l < f; print l}'",
-    "awk 'BEGIN{RS=\"^$\"; getline l < (\".e\" \"nv\"); print l}'",
+    'awk \'BEGIN{RS="^$"; getline l < (".e" "nv"); print l}\'',
     "awk 'BEGIN { print ENVIRON [ \"DEPLOY_TOKEN\" ] }'",
-    "gawk 'BEGIN{print PROCINFO[\"pid\"]; print ENVIRON[\"DEPLOY_TOKEN\"]}'",
+    'gawk \'BEGIN{print PROCINFO["pid"]; print ENVIRON["DEPLOY_TOKEN"]}\'',
     "gawk '@include\"evil.awk\"'",
 ]
 JQ_ENV = [

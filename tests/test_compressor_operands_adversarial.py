@@ -119,7 +119,12 @@ def test_a_glob_operand_of_a_compressor_is_not_allowed(
 
 @pytest.mark.parametrize(
     "command",
-    ["gzip -df ~/.bash*.gz", "gzip -df ~/.bashrc.gz", "gzip -df ~/.bashrc{.gz,}", "cd ~ && gzip -df .bashrc.gz"],
+    [
+        "gzip -df ~/.bash*.gz",
+        "gzip -df ~/.bashrc.gz",
+        "gzip -df ~/.bashrc{.gz,}",
+        "cd ~ && gzip -df .bashrc.gz",
+    ],
 )
 @pytest.mark.parametrize("policy", ["U", "Y"])
 def test_a_named_or_globbed_stem_is_a_write(where: Where, command: str, policy: str) -> None:
