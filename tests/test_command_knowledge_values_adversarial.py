@@ -67,9 +67,6 @@ def test_jq_rawfile_prints_the_file(where: Where) -> None:
     assert "SECRET=1" in _bash(RAWFILE[1], ws, home)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R10d-F4: jq --rawfile/--slurpfile NAME FILE: FILE is read as the filter"
-)
 @pytest.mark.parametrize("command", RAWFILE)
 @pytest.mark.parametrize("policy", ["P", "U"])
 def test_jq_rawfile_of_a_denied_file_is_denied(where: Where, command: str, policy: str) -> None:
@@ -103,7 +100,6 @@ def test_a_builtin_assigning_path_runs_the_projects_ls(tmp_path: Path, command: 
     assert "FAKE_LS" in _bash(command, ws, home)
 
 
-@pytest.mark.xfail(strict=True, reason="R10d-F5: read/mapfile/readarray NAME assign NAME as printf -v does")
 @pytest.mark.parametrize("command", ASSIGNS)
 def test_a_builtin_assigning_path_blocks_the_allow(where: Where, command: str) -> None:
     ws, home, engine = where

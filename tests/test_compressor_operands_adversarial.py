@@ -107,7 +107,6 @@ def test_a_glob_operand_writes_what_it_expands_to(tmp_path: Path, command: str, 
     assert (home / ".bashrc").read_text() == "echo PWNED\n"
 
 
-@pytest.mark.xfail(strict=True, reason="R10d-F1: a glob operand's (de)compressed name is not derived")
 @pytest.mark.parametrize(("command", "suffix"), GLOBBED)
 @pytest.mark.parametrize("policy", ["U", "Y"])
 def test_a_glob_operand_of_a_compressor_is_not_allowed(
@@ -156,7 +155,6 @@ def test_gzip_r_in_the_project_rewrites_the_protected_settings(tmp_path: Path) -
     assert (ws / ".claude" / "settings.json").read_text() == "echo PWNED\n"
 
 
-@pytest.mark.xfail(strict=True, reason="R10d-F2: -r replaces every file under a directory operand")
 @pytest.mark.parametrize(
     ("command", "policy"),
     [*((c, p) for c in [*RECURSIVE_HOME, "gzip -rdf ."] for p in ("U", "Y")), ("cd ~ && gzip -rdf .", "Y")],
@@ -190,7 +188,6 @@ def test_gunzip_n_writes_the_name_in_the_header(tmp_path: Path, command: str) ->
     assert not (home / "update").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="R10d-F3: gzip -N/--name writes the file named in the archive")
 @pytest.mark.parametrize("command", NAMED)
 @pytest.mark.parametrize("policy", ["U", "Y"])
 def test_gunzip_n_is_not_allowed_beside_a_protected_file(where: Where, command: str, policy: str) -> None:

@@ -197,9 +197,6 @@ def test_rm_in_the_allowed_directory_is_allowed(layout: Layout) -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R10d-F6: a `when` on context.cwd does not see the tool's directory argument"
-)
 @pytest.mark.parametrize("dir_path", ["..", str(Path("/")), "../sub"])
 def test_a_when_on_the_cwd_sees_the_directory_argument(layout: Layout, dir_path: str) -> None:
     ws, home = layout

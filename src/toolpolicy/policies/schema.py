@@ -167,6 +167,9 @@ class OptionDecl(_Model):
         description="a mode option: the last one given decides (its `operands_become`, or none)",
     )
     suffix: bool = Field(default=False, description="its value is the suffix a compressor adds or strips")
+    pair: bool = Field(
+        default=False, description="it takes two words, a name then its value (`jq --rawfile NAME FILE`)"
+    )
     note: str | None = None
 
 

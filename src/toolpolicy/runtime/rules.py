@@ -232,6 +232,8 @@ def prepare(
             base, odd = workdir_of(spec.workdir, args, base, home)
             odd_workdir = odd_workdir or odd
         workdir = base if base != cwd else None
+        if workdir is not None:  # a `when` on `context.cwd` reads where the command runs (R10d-F6)
+            context = {**(context or {}), "cwd": workdir, "session_cwd": cwd}
     oversize = (
         isinstance(args, dict) and not args_size_within(args, max_args) and args_size_over(args, max_args)
     )

@@ -1164,7 +1164,15 @@ def _replaced_targets(
             names.append((value + suffix, raw + shlex.quote(suffix)))
             if value.endswith(suffix) and len(value) > len(suffix):
                 names.append((value[: -len(suffix)], raw[: -len(suffix)] if raw.endswith(suffix) else None))
+    if word.globby:  # `gunzip ~/.bashrc.g?`: the name is a match minus a suffix, any name beside it
+        head, slash, last = raw.rpartition("/")
+        any_name = head + slash + ("." if last.startswith(".") else "") + "*"
+        vhead, vslash, vlast = value.rpartition("/")
+        names.append((vhead + vslash + ("." if vlast.startswith(".") else "") + "*", any_name))
     for stem, stem_raw in dict.fromkeys(names):
+        if word.globby and stem_raw is not None and stem_raw.endswith("*"):
+            out.extend(_word_targets(Word(stem, stem_raw, word.dynamic, True), 0, bases))
+            continue
         if not word.dynamic:
             stem_raw = (
                 stem if stem.startswith("~/") and not any(c in stem for c in "'\"$`") else shlex.quote(stem)
@@ -1297,7 +1305,51 @@ def _allow_blocked(cmd: Command, k0: int, name: str) -> bool:
             return True  # ${x@P} and ${!x} evaluate the variable's value (`a[$(cmd)]` runs cmd)
     if name == "printf" and not _safe_printf_target(cmd.words[k0 + 1 : k0 + 3]):
         return True  # `printf -v PATH %s .` assigns PATH, as `PATH=.` does
+    if name in _READ_BUILTINS and not _safe_read_targets(name, cmd.words[k0 + 1 :]):
+        return True  # `read PATH <<< .`, `mapfile -t PATH`: assigned as `PATH=` is
     return name in _EVAL_BUILTINS and _subscript_injection(cmd.words[k0:])
+
+
+# builtins that assign the variables they name: their options that take a value (`read -p PROMPT`)
+_READ_BUILTINS = {
+    "read": frozenset("adinNptu"),
+    "mapfile": frozenset("dnOsuCc"),
+    "readarray": frozenset("dnOsuCc"),
+    "getopts": frozenset(),
+}
+
+
+def _safe_read_targets(name: str, words: Sequence[Word]) -> bool:
+    """Whether `read`/`mapfile`/`readarray`/`getopts` assign only `SAFE_ENV` variables (the names
+    among their operands, and `read -a NAME`); a `mapfile -C CALLBACK` runs code, never safe."""
+    takes = _READ_BUILTINS[name]
+    names: list[str] = []
+    i = 0
+    options = True
+    while i < len(words):
+        w = words[i]
+        if w.dynamic:
+            return False  # a name not known
+        v = w.value
+        if options and v == "--":
+            options = False
+        elif options and v.startswith("-") and len(v) > 1:
+            for j, c in enumerate(v[1:], 1):
+                if c in takes:
+                    value = v[j + 1 :] or (words[i + 1].value if i + 1 < len(words) else "")
+                    if not v[j + 1 :]:
+                        i += 1
+                    if c == "C":
+                        return False  # `mapfile -C 'cmd' -c 1`: the callback is evaluated
+                    if c == "a":
+                        names.append(value)
+                    break
+        else:
+            names.append(v)
+        i += 1
+    if name == "getopts":
+        names = names[1:2]  # `getopts OPTSTRING NAME [ARGS]`
+    return all(_safe_assign(n.split("[", 1)[0] + "=") for n in names if n)
 
 
 def _safe_printf_target(words: Sequence[Word]) -> bool:

@@ -88,6 +88,7 @@ class Opt(Record):
     writes_tree: bool = False  # `into` destinations are written as whole trees (`cp -r`)
     reads_tree: bool = False  # `read` operands are read with everything under them (`grep -r`)
     mode: bool = False  # its `becomes` replaces the last mode option's (`xz -t -z` compresses: the last wins)
+    pair: bool = False  # it takes two words, NAME then its value (`jq --rawfile NAME FILE`)
     suffix: bool = False  # its value is the suffix a compressor adds or strips (`gzip -S .x`)
 
 
@@ -271,6 +272,7 @@ def _build_opt(spellings: str, body: Any) -> Opt:
         writes_tree=bool(body.get("writes_tree", False)),
         reads_tree=bool(body.get("reads_tree", False)),
         mode=bool(body.get("mode", False)),
+        pair=bool(body.get("pair", False)),
         suffix=bool(body.get("suffix", False)),
     )
 
@@ -517,6 +519,10 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
                     _effects(acc, {"exec"}, f"`{w}`", "an option this program may run a command with")
             elif eq:
                 value, cut = i, 3 + len(name)
+                if opt.pair and i + 1 < n:  # `--rawfile=NAME FILE`
+                    value, cut, step = i + 1, 0, 2
+            elif opt.pair and i + 2 < n:  # `--rawfile NAME FILE`
+                value, step = i + 2, 3
             elif opt.takes == REQUIRED and i + 1 < n:
                 value, step = i + 1, 2
         else:
@@ -682,6 +688,9 @@ def _operands(
             continue
         if role == "replace" or role == "derive":
             acc.found.append((_REPLACED, (idx, 0, role == "derive")))
+            if acc.read_tree or spec.reads_tree:  # `gzip -r DIR`: every file under DIR read and replaced
+                acc.found.append((_TREE_READS, (idx, 0)))
+                acc.found.append((_TREES, (idx, 0, True)))
             if (
                 acc.flipped
             ):  # `xz -t -z F`: written because of the option, so an allow of `xz -t *` does not cover it
