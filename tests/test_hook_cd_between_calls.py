@@ -69,7 +69,6 @@ def _claude_transcript(path: Path, session: Path, now: Path) -> None:
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
 
 
-@pytest.mark.xfail(strict=True, reason=F1)
 def test_claude_code_decides_the_call_after_cd_from_the_session_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -297,7 +296,6 @@ def test_real_claude_code_keeps_the_cd_and_reports_it_as_cwd(tmp_path: Path) -> 
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-@pytest.mark.xfail(strict=True, reason=F1)
 def test_real_claude_code_cd_then_parent_env_is_denied(tmp_path: Path) -> None:
     """`policy hook claude-code`: `cd sub` is allowed (`Bash(cd *)`), then `cat ../.env` from
     `sub/` is the project's `.env`, which `Read(./.env)` denies."""

@@ -163,6 +163,62 @@ def read_call(
     return Call(tool, args, context, session_id or None)
 
 
+def from_session_dir(call: Call, session_dir: str | None) -> Call:
+    """The call decided from the session's own directory, with the payload's `cwd` as the
+    directory the command runs in (`context["workdir"]`), when the agent sent the shell's current
+    directory as `cwd` (Claude Code after a `cd`, Codex with a `workdir`)."""
+    cwd = call.context.get("cwd")
+    if session_dir is None or session_dir == cwd or not isinstance(cwd, str):
+        return call
+    return call._replace(context={**call.context, "cwd": session_dir, "workdir": cwd})
+
+
+def transcript_cwd(data: Mapping[str, Any], *, meta: str | None = None) -> str | None:
+    """The session's directory from the transcript the payload names (`transcript_path`): the
+    first record's `cwd` (Claude Code: its first record with one), or with `meta` the `cwd` of the
+    first line when it is a record of that type (Codex's `session_meta`). None when it cannot be
+    read: only a regular file, opened without blocking or following a link, at most 64 lines and
+    8 MB read."""
+    path = data.get("transcript_path")
+    if not isinstance(path, str) or not path.startswith("/") or "\x00" in path:
+        return None
+    import json
+    import os
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            budget = _MAX_TRANSCRIPT_BYTES
+            for _ in range(1 if meta else 64):
+                line = f.readline(budget)
+                budget -= len(line)
+                if not line.endswith(b"\n"):
+                    return None
+                record = json.loads(line)
+                if not isinstance(record, dict):
+                    return None
+                if meta is not None:
+                    body = record.get("payload") if record.get("type") == meta else None
+                    record = body if isinstance(body, dict) else {}
+                cwd = record.get("cwd")
+                if isinstance(cwd, str):
+                    return cwd if cwd.startswith("/") and "\x00" not in cwd else None
+    except (OSError, ValueError, RecursionError):
+        return None
+    finally:
+        os.close(fd)
+    return None
+
+
+_MAX_TRANSCRIPT_BYTES = 8 * 1024 * 1024
+
+
 # -- deciding ---------------------------------------------------------------------------------
 def decide(engine_factory: EngineFactory, call: Call, mode: str | None) -> Any:
     """Build the engine (loading the policy may raise `PolicyError`) and decide the call."""

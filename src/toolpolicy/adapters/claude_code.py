@@ -32,12 +32,14 @@ from ._common import (
     checked_verdict,
     decide,
     diagnostics_text,
+    from_session_dir,
     optional_str,
     parse_object,
     read_call,
     reason_text,
     run_guarded,
     to_json,
+    transcript_cwd,
     unsupported_event,
     updated_input,
 )
@@ -73,12 +75,24 @@ def handle(
             return unsupported_event(PROTOCOL, event, EVENTS, exit_code=2)
         permission_mode = optional_str(data, "permission_mode")
         call = read_call(data, PROTOCOL, opts, {"permission_mode": permission_mode})
+        # Claude Code's Bash keeps a `cd` between calls and sends the shell's directory as `cwd`:
+        # decided as run there from the session's directory (where the policy's `./` rules point),
+        # which Claude Code gives command hooks as CLAUDE_PROJECT_DIR, and every transcript in its
+        # first record with a `cwd`
+        call = from_session_dir(call, _project_dir(opts) or transcript_cwd(data))
         decision = decide(engine_factory, call, _mode(opts.mode, permission_mode))
         if event == "PermissionRequest":
             return _permission_request(decision)
         return _pre_tool_use(decision, opts)
 
     return run_guarded(body, lambda reason: fail_closed(reason, seen.get("event")))
+
+
+def _project_dir(opts: HookOptions) -> str | None:
+    """CLAUDE_PROJECT_DIR from the hook's environment (Claude Code sets it for command hooks, to
+    the directory it started in; a model's `export` never reaches hooks)."""
+    value = opts.env.get("CLAUDE_PROJECT_DIR")
+    return value if isinstance(value, str) and value.startswith("/") and "\x00" not in value else None
 
 
 def fail_closed(reason: str, event: str | None = None) -> AdapterResult:

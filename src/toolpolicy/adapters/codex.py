@@ -45,6 +45,7 @@ from ._common import (
     checked_verdict,
     decide,
     diagnostics_text,
+    from_session_dir,
     one_line,
     optional_str,
     parse_object,
@@ -52,6 +53,7 @@ from ._common import (
     reason_text,
     run_guarded,
     to_json,
+    transcript_cwd,
     unsupported_event,
     updated_input,
 )
@@ -75,11 +77,9 @@ def handle(
             return unsupported_event(PROTOCOL, event, EVENTS, exit_code=2)
         context = {key: optional_str(data, key) for key in ("turn_id", "permission_mode", "model")}
         call = read_call(data, PROTOCOL, opts, context)
-        session_cwd = _session_cwd(data)
-        if session_cwd is not None and session_cwd != call.context.get("cwd"):
-            # Codex sends the directory the command runs in (a `workdir` the model chose) as `cwd`:
-            # decided as run there from the session's directory, where the policy's `./` rules point
-            call = call._replace(context={**call.context, "cwd": session_cwd, "workdir": call.context["cwd"]})
+        # Codex sends the directory the command runs in (a `workdir` the model chose) as `cwd`:
+        # decided as run there from the session's directory, where the policy's `./` rules point
+        call = from_session_dir(call, transcript_cwd(data, meta="session_meta"))
         mode = None if opts.mode == "auto" else opts.mode
         engine = engine_factory(mode=mode, session_id=call.session_id)
         call = call._replace(tool=_canonical_tool(engine, call.tool))
@@ -91,39 +91,6 @@ def handle(
         return _pre_tool_use(decision, opts)
 
     return run_guarded(body, fail_closed)
-
-
-def _session_cwd(data: dict[str, Any]) -> str | None:
-    """The session's own directory, from the first line of Codex's transcript (`session_meta`);
-    None when it cannot be read (then the payload's `cwd` is the call's). Only a regular file,
-    opened without blocking, its first line read up to 4 MB."""
-    path = data.get("transcript_path")
-    if not isinstance(path, str) or not path.startswith("/") or "\x00" in path:
-        return None
-    import json
-    import os
-    import stat
-
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            line = f.readline(_MAX_META)
-        meta = json.loads(line) if line.endswith(b"\n") else None
-    except (OSError, ValueError):
-        return None
-    finally:
-        os.close(fd)
-    body = meta.get("payload") if isinstance(meta, dict) and meta.get("type") == "session_meta" else None
-    cwd = body.get("cwd") if isinstance(body, dict) else None
-    return cwd if isinstance(cwd, str) and cwd.startswith("/") and "\x00" not in cwd else None
-
-
-_MAX_META = 4 * 1024 * 1024
 
 
 def fail_closed(reason: str, event: str | None = None) -> AdapterResult:

@@ -1,8 +1,12 @@
-"""Codex runs a shell command in the `workdir` the model chose and sends that directory to the
-hook as `cwd`; the session's own directory is in the first line of its transcript
-(`session_meta`). The adapter decides the command as run there from the session's directory, so
-the policy's `./` rules keep pointing where the user wrote them (`cat ../.env` with `workdir: sub`
-meets `Read(./.env)`). Checked with the real Codex CLI through the agent harness."""
+"""The session's directory when an agent sends the shell's current one as the hook's `cwd`.
+
+Codex runs a shell command in the `workdir` the model chose and sends that directory as `cwd`;
+the session's own directory is in the first line of its transcript (`session_meta`). Claude Code's
+Bash keeps a `cd` between calls and sends the new directory as `cwd`; the session's directory is
+CLAUDE_PROJECT_DIR (command hooks) and the first `cwd` of its transcript (also for http hooks).
+The adapters decide the command as run there from the session's directory, so the policy's `./`
+rules keep pointing where the user wrote them (`cat ../.env` from `sub` meets `Read(./.env)`).
+Checked with the real Codex CLI here and the real Claude Code in `test_hook_cd_between_calls.py`."""
 
 from __future__ import annotations
 
@@ -145,3 +149,45 @@ def test_real_codex_workdir_does_not_read_the_denied_env(tmp_path: Path) -> None
     )
     assert not blocked["timed_out"], blocked
     assert "SECRET=1" not in (blocked["tool_result_text"] or ""), blocked["tool_result_text"]
+
+
+def _claude(policy: Path, command: str, cwd: Path, transcript: str | None, env: dict[str, str]) -> str:
+    payload: dict[str, Any] = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "cwd": str(cwd),
+        "session_id": "s",
+    }
+    if transcript is not None:
+        payload["transcript_path"] = transcript
+    factory = engine_factory(str(policy), None, hooks=True, log=None, cache=False)
+    result = handle("claude-code", json.dumps(payload), factory, options=HookOptions(env=env))
+    if result.exit_code == 2:
+        return "deny"
+    out = json.loads(result.stdout)["hookSpecificOutput"] if result.stdout else {}
+    return str(out.get("permissionDecision", "allow"))
+
+
+def _claude_transcript(tmp_path: Path, cwd: str) -> str:
+    path = tmp_path / "claude.jsonl"
+    records = [
+        {"type": "queue-operation"},
+        {"type": "user", "cwd": cwd},
+        {"type": "user", "cwd": cwd + "/sub"},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return str(path)
+
+
+def test_claude_code_after_a_cd_is_decided_from_the_project_directory(
+    project: tuple[Path, Path], tmp_path: Path
+) -> None:
+    proj, policy = project
+    transcript = _claude_transcript(tmp_path, str(proj))
+    env = {"CLAUDE_PROJECT_DIR": str(proj)}
+    assert _claude(policy, "cat ../.env", proj / "sub", None, env) == "deny"  # a command hook
+    assert _claude(policy, "cat ../.env", proj / "sub", transcript, {}) == "deny"  # an http hook
+    assert _claude(policy, "cat x", proj / "sub", transcript, env) == "allow"
+    assert _claude(policy, "cat ../.env", proj / "sub", None, {}) == "allow"  # no signal: as before
+    assert _claude(policy, "cat ../.env", proj / "sub", None, {"CLAUDE_PROJECT_DIR": "relative"}) == "allow"
