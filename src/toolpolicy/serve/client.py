@@ -24,7 +24,7 @@ from ..adapters import AdapterResult, HookOptions
 
 ENVELOPE_TYPE = "application/vnd.toolpolicy.hook-result+json"
 ENV_HEADER = "X-Toolpolicy-Hook-Env"
-FORWARDED_ENV_PREFIXES = ("AGENT_CODE_HOOK_",)
+FORWARDED_ENV_PREFIXES = ("AGENT_CODE_HOOK_", "CLAUDE_PROJECT_DIR")  # what a hook may read from its env
 MAX_ENVELOPE_BYTES = 64 * 1024 * 1024
 DEFAULT_TIMEOUT = 5.0
 

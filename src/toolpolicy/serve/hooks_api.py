@@ -45,6 +45,7 @@ from starlette.types import Receive, Scope, Send
 from .. import adapters
 from ..adapters import AdapterResult, HookOptions
 from ..vocabulary import Mode
+from .client import FORWARDED_ENV_PREFIXES  # the agent variables adapters read
 from .http_util import (
     JSON_TYPE,
     Answer,
@@ -66,7 +67,6 @@ from .service import INLINE_MAX_BODY, Service
 logger = logging.getLogger("toolpolicy.serve")
 ENVELOPE_TYPE = "application/vnd.toolpolicy.hook-result+json"
 ENV_HEADER = "x-toolpolicy-hook-env"
-FORWARDED_ENV_PREFIXES = ("AGENT_CODE_HOOK_",)  # the agent variables adapters read (agent-code)
 HOOK_MODES = (*(m.value for m in Mode), "auto")
 QUERY_OPTIONS = ("mode", "exit_2", "ask_allows", "tool", "cwd")
 MINIMAL_PAYLOAD = '{"tool_name": "unknown", "tool_input": {}}'
