@@ -83,3 +83,29 @@ def bash(script: str, ws: Path, home: Path) -> str:
         capture_output=True, text=True, timeout=10, check=False,
     )  # fmt: skip
     return out.stdout
+
+
+def fast_and_general(
+    home: Path, texts: dict[str, str], commands: list[str], cwds: list[Path]
+) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    """Each command decided in each cwd by an engine with the fast path and one without (the
+    general flow), twice (the second from the fast path's memo of picks): (fast, general) answers
+    as (policy, cwd, command, decision, rule) rows, equal when the two ways agree."""
+    import itertools
+
+    from toolpolicy.runtime.views import clear_memos
+
+    fast, slow = engines(home, **texts), engines(home, **texts)
+    for engine in slow.values():
+        engine._fast = False
+    got: list[tuple[str, ...]] = []
+    want: list[tuple[str, ...]] = []
+    for name, command, cwd in itertools.product(texts, commands, cwds):
+        context = {"cwd": str(cwd), "home": str(home)}
+        clear_memos()
+        for _ in range(2):
+            d = fast[name].decide("Bash", {"command": command}, context=context)
+            got.append((name, str(cwd), command, str(d.decision), str(d.rule)))
+            s = slow[name].decide("Bash", {"command": command}, context=context)
+            want.append((name, str(cwd), command, str(s.decision), str(s.rule)))
+    return got, want

@@ -15,16 +15,14 @@ F15 `printf -v PATH`, F16 `git tag --sort=x -d`, `git branch -v -m` under pack a
 
 from __future__ import annotations
 
-import itertools
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from shell_attacks import PACKS, YOLO, engines, workspace
+from shell_attacks import PACKS, YOLO, engines, fast_and_general, workspace
 from toolpolicy import Engine
-from toolpolicy.runtime.views import clear_memos
 
 USER = """
 version: 1
@@ -436,17 +434,6 @@ FAST = [
 def test_the_fast_path_decides_tree_reads_as_the_general_flow(where: Where) -> None:
     ws, home, _ = where
     texts = {"P": PACKS, "U": USER, "Y": YOLO}
-    fast, slow = engines(home, **texts), engines(home, **texts)
-    for engine in slow.values():
-        engine._fast = False
-    got, want = [], []
-    for name, command, cwd in itertools.product(texts, FAST, (ws, home, home.parent, Path("/"))):
-        context = {"cwd": str(cwd), "home": str(home)}
-        clear_memos()
-        for _ in range(2):
-            d = fast[name].decide("Bash", {"command": command}, context=context)
-            got.append((name, str(cwd), command, str(d.decision), d.rule))
-            s = slow[name].decide("Bash", {"command": command}, context=context)
-            want.append((name, str(cwd), command, str(s.decision), s.rule))
+    got, want = fast_and_general(home, texts, FAST, [ws, home, home.parent, Path("/")])
     assert got == want
     assert {g[3] for g in got} >= {"allow", "ask", "deny"}

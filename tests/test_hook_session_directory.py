@@ -10,18 +10,16 @@ Checked with the real Codex CLI here and the real Claude Code in `test_hook_cd_b
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shlex
-import shutil
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+import real_agent_harness
 from toolpolicy.adapters import HookOptions, handle
 from toolpolicy.cli.hook_run import engine_factory
 
@@ -52,7 +50,7 @@ def _transcript(tmp_path: Path, cwd: str, *, first: str | None = None) -> str:
     return str(path)
 
 
-def _hook(policy: Path, command: str, cwd: Path, transcript: str | None) -> tuple[int, str]:
+def _payload(command: str, cwd: Path, transcript: str | None) -> str:
     payload: dict[str, Any] = {
         "hook_event_name": "PreToolUse",
         "tool_name": "Bash",
@@ -62,8 +60,12 @@ def _hook(policy: Path, command: str, cwd: Path, transcript: str | None) -> tupl
     }
     if transcript is not None:
         payload["transcript_path"] = transcript
+    return json.dumps(payload)
+
+
+def _hook(policy: Path, command: str, cwd: Path, transcript: str | None) -> tuple[int, str]:
     factory = engine_factory(str(policy), None, hooks=True, log=None, cache=False)
-    result = handle("codex", json.dumps(payload), factory, options=HookOptions())
+    result = handle("codex", _payload(command, cwd, transcript), factory, options=HookOptions())
     verdict = (
         json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] if result.stdout else "allow"
     )
@@ -99,29 +101,12 @@ def test_without_a_readable_transcript_the_payload_cwd_is_the_call_cwd(
 
 
 # -- the real Codex CLI --------------------------------------------------------------------------
-HARNESS = Path(__file__).parent / "agents" / "claude_client.py"
-
-
 def _harness() -> ModuleType:
-    if os.environ.get("TOOLPOLICY_SKIP_REAL_AGENTS"):
-        pytest.skip("TOOLPOLICY_SKIP_REAL_AGENTS is set")
-    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(f"the real-agent tests need node and npm; not on PATH: {', '.join(missing)}")
-    spec = importlib.util.spec_from_file_location("toolpolicy_tests_claude_client_codex_workdir", HARNESS)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return real_agent_harness.harness("toolpolicy_tests_claude_client_codex_workdir")
 
 
 def _policy_script() -> str:
-    beside = Path(sys.executable).parent / "policy"
-    found = str(beside) if beside.exists() else (shutil.which("policy") or str(beside))
-    if not os.access(found, os.X_OK):
-        pytest.skip(f"the `policy` console script is not installed next to {sys.executable}")
-    return str(Path(found).resolve())
+    return real_agent_harness.policy_script()
 
 
 @pytest.mark.slow
@@ -152,17 +137,9 @@ def test_real_codex_workdir_does_not_read_the_denied_env(tmp_path: Path) -> None
 
 
 def _claude(policy: Path, command: str, cwd: Path, transcript: str | None, env: dict[str, str]) -> str:
-    payload: dict[str, Any] = {
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "cwd": str(cwd),
-        "session_id": "s",
-    }
-    if transcript is not None:
-        payload["transcript_path"] = transcript
     factory = engine_factory(str(policy), None, hooks=True, log=None, cache=False)
-    result = handle("claude-code", json.dumps(payload), factory, options=HookOptions(env=env))
+    payload = _payload(command, cwd, transcript)
+    result = handle("claude-code", payload, factory, options=HookOptions(env=env))
     if result.exit_code == 2:
         return "deny"
     out = json.loads(result.stdout)["hookSpecificOutput"] if result.stdout else {}

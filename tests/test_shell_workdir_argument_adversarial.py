@@ -13,19 +13,17 @@ Gemini CLI (through the agent harness) prints the secret with `policy hook gemin
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shlex
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+import real_agent_harness
 from toolpolicy import Engine, load_policy
 from toolpolicy.adapters import HookOptions, handle
 
@@ -181,29 +179,12 @@ def test_cursor_pre_tool_use_shell_cwd_is_denied(layout: tuple[Path, Path]) -> N
 
 
 # -- the real Gemini CLI ----------------------------------------------------------------------------
-HARNESS = Path(__file__).parent / "agents" / "claude_client.py"
-
-
 def _harness() -> ModuleType:
-    if os.environ.get("TOOLPOLICY_SKIP_REAL_AGENTS"):
-        pytest.skip("TOOLPOLICY_SKIP_REAL_AGENTS is set")
-    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(f"the real-agent tests need node and npm; not on PATH: {', '.join(missing)}")
-    spec = importlib.util.spec_from_file_location("toolpolicy_tests_claude_client_workdir", HARNESS)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return real_agent_harness.harness("toolpolicy_tests_claude_client_workdir")
 
 
 def _policy_script() -> str:
-    beside = Path(sys.executable).parent / "policy"
-    found = str(beside) if beside.exists() else (shutil.which("policy") or str(beside))
-    if not os.access(found, os.X_OK):
-        pytest.skip(f"the `policy` console script is not installed next to {sys.executable}")
-    return str(Path(found).resolve())
+    return real_agent_harness.policy_script()
 
 
 def _gemini_run(harness: ModuleType, hook: str, command: str, dir_path: str | None) -> dict[str, Any]:

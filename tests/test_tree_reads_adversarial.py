@@ -9,15 +9,13 @@ Findings (round 9b) are strict xfails until fixed: R9b-F1 (`grep -d recurse`), R
 
 from __future__ import annotations
 
-import itertools
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from shell_attacks import PACKS, YOLO, engines
+from shell_attacks import PACKS, YOLO, engines, fast_and_general
 from toolpolicy import Engine
-from toolpolicy.runtime.views import clear_memos
 
 USER = """
 version: 1
@@ -266,17 +264,6 @@ def test_the_fast_path_decides_tree_reads_as_the_general_flow(world: World) -> N
     twice (the second from the fast path's memo of picks)."""
     ws, home, _, _ = world
     texts = {"P": PACKS, "U": USER, "Y": YOLO}
-    fast, slow = engines(home, **texts), engines(home, **texts)
-    for engine in slow.values():
-        engine._fast = False
-    got, want = [], []
-    for name, command, cwd in itertools.product(texts, FAST_COMMANDS, (ws, home, home.parent, Path("/"))):
-        context = {"cwd": str(cwd), "home": str(home)}
-        clear_memos()
-        for _ in range(2):
-            d = fast[name].decide("Bash", {"command": command}, context=context)
-            got.append((name, str(cwd), command, str(d.decision), d.rule))
-            s = slow[name].decide("Bash", {"command": command}, context=context)
-            want.append((name, str(cwd), command, str(s.decision), s.rule))
+    got, want = fast_and_general(home, texts, FAST_COMMANDS, [ws, home, home.parent, Path("/")])
     assert got == want
     assert {g[3] for g in got} >= {"allow", "ask", "deny"}

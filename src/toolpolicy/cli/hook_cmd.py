@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import click
 
 from .choices import FORMAT_CHOICES, MODE_CHOICES, PROTOCOL_CHOICES
-from .hook_run import HookArgs, answer, read_input, run_hook
+from .hook_run import HookArgs, answer, read_input, run_hook, write_result
 
 __all__ = ["HookOptionError", "hook_command", "read_input", "run_hook"]
 
@@ -43,13 +43,7 @@ class HookOptionError(click.UsageError):
 
     def show(self, file: object = None) -> None:
         _drain_stdin()  # the agent is writing its hook input: let it finish before we answer
-        for text, stream in ((self.result.stdout, sys.stdout), (self.result.stderr, sys.stderr)):
-            if text:
-                try:
-                    stream.write(text)
-                    stream.flush()
-                except (OSError, ValueError):  # the agent closed the pipe: the exit code still answers
-                    pass
+        write_result(self.result)
 
 
 class HookCommand(click.Command):

@@ -192,11 +192,17 @@ def exit_process(code: Any) -> None:
 
 
 def _emit(result: Any) -> None:
+    write_result(result)
+    raise SystemExit(result.exit_code)
+
+
+def write_result(result: Any) -> None:
+    """An adapter's stdout and stderr, written and flushed (a closed pipe is not an error: the
+    exit code still answers)."""
     for text, stream in ((result.stdout, sys.stdout), (result.stderr, sys.stderr)):
         if text:
             try:
                 stream.write(text)
                 stream.flush()
-            except (OSError, ValueError):  # the agent closed the pipe: the exit code still answers
+            except (OSError, ValueError):
                 pass
-    raise SystemExit(result.exit_code)
