@@ -168,3 +168,18 @@ def test_claude_code_after_a_cd_is_decided_from_the_project_directory(
     assert _claude(policy, "cat x", proj / "sub", transcript, env) == "allow"
     assert _claude(policy, "cat ../.env", proj / "sub", None, {}) == "allow"  # no signal: as before
     assert _claude(policy, "cat ../.env", proj / "sub", None, {"CLAUDE_PROJECT_DIR": "relative"}) == "allow"
+
+
+def test_an_unreadable_transcript_decides_from_each_directory_above(
+    project: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """An http hook whose server cannot read the client's transcript, with no CLAUDE_PROJECT_DIR:
+    the session's directory is the payload's `cwd` or one above it (Claude Code keeps the shell in
+    the project), so the command is decided from each; what no `./` rule meets is still allowed."""
+    proj, policy = project
+    (proj / "sub" / "deeper").mkdir()
+    missing = str(tmp_path / "nowhere.jsonl")
+    assert _claude(policy, "cat ../.env", proj / "sub", missing, {}) == "deny"
+    assert _claude(policy, "cat ../../.env", proj / "sub" / "deeper", missing, {}) == "deny"
+    assert _claude(policy, "cat x", proj / "sub", missing, {}) == "allow"
+    assert _claude(policy, "cat .env", proj, missing, {}) == "deny"

@@ -251,7 +251,6 @@ def test_served_http_hook_takes_the_forwarded_project_dir(tmp_path: Path) -> Non
 
 @pytest.mark.slow
 @pytest.mark.timeout(120)
-@pytest.mark.xfail(strict=True, reason=F1)
 def test_served_http_hook_without_a_readable_transcript_does_not_allow_the_parent_env(tmp_path: Path) -> None:
     """The transcript lives on the client (`~/.claude/projects/...`), the server in its container:
     the payload names a path the server cannot open. The session's directory is unknown, so the
@@ -260,7 +259,6 @@ def test_served_http_hook_without_a_readable_transcript_does_not_allow_the_paren
     assert _served(tmp_path, _after_cd(proj, str(tmp_path / "on-the-client.jsonl"))) != "allow"
 
 
-@pytest.mark.xfail(strict=True, reason=F1)
 @pytest.mark.parametrize("shape", ["missing", "fifo", "not json"])
 def test_an_unreadable_transcript_without_project_dir_does_not_allow_the_parent_env(
     tmp_path: Path, shape: str

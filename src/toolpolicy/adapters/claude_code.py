@@ -25,8 +25,10 @@ acceptEdits -> auto_edit, default/plan/auto -> default (Claude Code enforces pla
 
 from __future__ import annotations
 
+from ..runtime.compiled import DECISION_WEIGHT
 from ._common import (
     AdapterResult,
+    Call,
     EngineFactory,
     HookOptions,
     checked_verdict,
@@ -79,13 +81,51 @@ def handle(
         # decided as run there from the session's directory (where the policy's `./` rules point),
         # which Claude Code gives command hooks as CLAUDE_PROJECT_DIR, and every transcript in its
         # first record with a `cwd`
-        call = from_session_dir(call, _project_dir(opts) or transcript_cwd(data))
-        decision = decide(engine_factory, call, _mode(opts.mode, permission_mode))
+        session = _project_dir(opts) or transcript_cwd(data)
+        mode = _mode(opts.mode, permission_mode)
+        if session is None and "transcript_path" in data:  # an http hook whose server cannot read it
+            decision = _decide_from_each_parent(engine_factory, call, mode)
+        else:
+            decision = decide(engine_factory, from_session_dir(call, session), mode)
         if event == "PermissionRequest":
             return _permission_request(decision)
         return _pre_tool_use(decision, opts)
 
     return run_guarded(body, lambda reason: fail_closed(reason, seen.get("event")))
+
+
+def _decide_from_each_parent(engine_factory: EngineFactory, call: Call, mode: str | None) -> Any:
+    """A shell call whose session directory is not known (the transcript cannot be read and no
+    CLAUDE_PROJECT_DIR came): Claude Code keeps the shell inside the project, so the session's
+    directory is the payload's `cwd` or one above it. The command is decided from each of them
+    (the nearest 12, then `/`) and the most restrictive answer is the call's: a `./` rule denies
+    wherever the project's root turns out to be."""
+    cwd = call.context.get("cwd")
+    first = decide(engine_factory, call, mode)
+    if not isinstance(cwd, str) or not cwd.startswith("/") or not _is_shell(engine_factory, call, mode):
+        return first
+    worst = first
+    parent = cwd.rstrip("/") or "/"
+    for _ in range(_PARENT_LEVELS):
+        if parent == "/":
+            break
+        parent = parent.rsplit("/", 1)[0] or "/"
+        decided = decide(engine_factory, from_session_dir(call, parent), mode)
+        if DECISION_WEIGHT[decided.decision] > DECISION_WEIGHT[worst.decision]:
+            worst = decided
+        if worst.decision == "deny":
+            break
+    return worst
+
+
+_PARENT_LEVELS = 13  # directories above the payload's `cwd` tried as the session's (12, then `/`)
+
+
+def _is_shell(engine_factory: EngineFactory, call: Call, mode: str | None) -> bool:
+    policy = getattr(engine_factory(mode=mode, session_id=call.session_id), "policy", None)
+    if policy is None:
+        return True
+    return bool(policy.tool_spec(policy.canonical_tool(call.tool)).kind == "shell")
 
 
 def _project_dir(opts: HookOptions) -> str | None:
