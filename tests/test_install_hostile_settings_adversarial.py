@@ -64,10 +64,18 @@ def test_a_settings_file_it_cannot_read_is_left_alone_with_an_error(tmp_path: Pa
     assert out.stderr.strip() and len(out.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R10g-F6: install writes a hook into settings with disableAllHooks: true, exits 0, no warning",
-)
 def test_install_into_settings_that_disable_all_hooks_refuses_or_warns(tmp_path: Path) -> None:
     out, _ = _install(tmp_path, '{"disableAllHooks": true}')
     assert out.returncode != 0 or "disableAllHooks" in out.stderr + out.stdout
+
+
+def test_doctor_fails_on_settings_that_disable_all_hooks(tmp_path: Path) -> None:
+    """`policy doctor` says the installed hook never runs there (exit 1), instead of all ok."""
+    out, _ = _install(tmp_path, '{"disableAllHooks": true}')
+    assert "disableAllHooks" in out.stderr
+    doctor = subprocess.run(
+        [str(Path(sys.executable).parent / "policy"), "doctor", "claude-code", "--project", str(tmp_path / "proj")],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert doctor.returncode == 1
+    assert "FAIL" in doctor.stdout and "disableAllHooks" in doctor.stdout

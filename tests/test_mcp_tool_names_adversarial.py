@@ -57,9 +57,5 @@ def test_an_imported_claude_server_rule_covers_the_servers_tools() -> None:
     assert _decide(imported, "mcp__gh__delete_repo") == "deny"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R10g-F4: a native `mcp__gh` deny (Claude Code's every-tool-of-gh rule) matches no tool",
-)
 def test_a_native_server_rule_covers_the_servers_tools(engine: Engine) -> None:
     assert _decide(engine, "mcp__gh__delete_repo") == "deny"

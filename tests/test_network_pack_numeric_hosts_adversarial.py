@@ -132,34 +132,24 @@ def test_curl_reaches_loopback_written_as_a_number(recorder: tuple[int, list[str
 # --- findings ------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R10g-F1: curl of the metadata service in a numeric spelling is allowed by read-only.network-queries",
-)
 @pytest.mark.parametrize("host", METADATA_SPELLINGS)
 def test_curl_of_the_metadata_service_in_a_numeric_spelling_is_denied(packs: Engine, host: str) -> None:
     assert _bash(packs, f"curl -s http://{host}/latest/meta-data/iam/security-credentials/") == "deny"
 
 
-@pytest.mark.xfail(strict=True, reason="R10g-F1: the unqualified GCP metadata name through curl is allowed")
 def test_curl_of_the_unqualified_gcp_metadata_name_is_denied(packs: Engine) -> None:
     command = "curl -s -H 'Metadata-Flavor: Google' http://metadata/computeMetadata/v1/instance/service-accounts/default/token"
     assert _bash(packs, command) == "deny"
 
 
-@pytest.mark.xfail(strict=True, reason="R10g-F1: curl --connect-to a numeric metadata address is allowed")
 def test_curl_connect_to_a_numeric_metadata_address_is_denied(packs: Engine) -> None:
     assert _bash(packs, "curl -s --connect-to ::2852039166: http://example.com/latest/meta-data/") == "deny"
 
 
-@pytest.mark.xfail(strict=True, reason="R10g-F1: httpie GET of the metadata service as one number is allowed")
 def test_httpie_of_the_metadata_service_as_a_number_is_denied(packs: Engine) -> None:
     assert _bash(packs, "http GET http://2852039166/latest/meta-data/") == "deny"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R10g-F1: a user's curl/nc allow beats the metadata deny for a numeric spelling"
-)
 @pytest.mark.parametrize(
     "command",
     [
@@ -173,10 +163,6 @@ def test_a_user_fetch_allow_does_not_reach_the_metadata_service(user_fetch: Engi
     assert _bash(user_fetch, command) == "deny"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R10g-F2: curl of loopback/private/link-local in a numeric spelling or with a zone id is allowed",
-)
 @pytest.mark.parametrize(
     "url",
     [
@@ -189,9 +175,6 @@ def test_curl_of_a_private_address_in_another_spelling_asks(packs: Engine, url: 
     assert _bash(packs, f"curl -s {url}") == "ask"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R10g-F3: shell metadata spellings the deny's text glob misses only ask"
-)
 @pytest.mark.parametrize(
     "command",
     [

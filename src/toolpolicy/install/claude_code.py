@@ -76,6 +76,8 @@ def plan(spec: HookSpec, scope: Scope) -> list[Change]:
             )
         merge_hook(hook_groups(settings, event, path), handler(spec), "*", is_ours)
     notes = ["Claude Code reads hooks at start-up: restart running sessions"]
+    if settings.get("disableAllHooks") is True:
+        notes.append(_DISABLED.format(path=path))
     return [
         Change(
             path,
@@ -96,9 +98,18 @@ def registrations(scope: Scope) -> list[Registration]:
     return find_registrations(AGENT, path, settings.get("hooks"), EVENTS, is_ours)
 
 
+_DISABLED = (
+    "{path} sets `disableAllHooks: true`: Claude Code runs no hook from it, this one included "
+    "(remove the setting for the hook to gate tool calls)"
+)
+
+
 def checks(reg: Registration, scope: Scope) -> list[tuple[str, str]]:
     """(level, message) findings specific to Claude Code."""
     out = []
+    text = read_text(reg.file)
+    if text is not None and load_json_object(reg.file, text).get("disableAllHooks") is True:
+        out.append(("fail", _DISABLED.format(path=reg.file)))
     if reg.handler.get("onFailure") != "block":
         out.append(
             (

@@ -80,6 +80,7 @@ from collections.abc import Iterable, Sequence
 
 from ...vocabulary.lazy_regex import lazy_compile
 from . import ArgView, CompiledPattern, Unit
+from .shell_hosts import NET_PROGRAMS, host_reading
 from .shell_knowledge import ALL_DATA, GUARDING, Analysis, Spec, Table, analyse, bundled
 from .shell_parse import (
     MAX_DEPTH,
@@ -667,6 +668,10 @@ class _Walk:
                 facts.writes.extend(SOFT + t for t in found)
         if facts.deny:
             texts.extend(facts.deny)
+        if "://" in joined or name in NET_PROGRAMS:  # `curl http://2852039166/`: the host as URLs read it
+            reading = host_reading(values, joined, name in NET_PROGRAMS)
+            if reading is not None:
+                texts.append(reading)
         allow_texts: tuple[str, ...] = ()
         if not blocked:  # the subcommand form is for deny/ask only
             allow_texts = (_canonical(values[k0:], None) if k0 else _canonical(values, joined),)
