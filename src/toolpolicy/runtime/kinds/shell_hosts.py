@@ -28,13 +28,27 @@ def host_reading(values: Sequence[str], joined: str, net: bool) -> str | None:
     """The words joined with every host spelt canonically, or None when that changes nothing.
     `net`: the program takes bare hosts (its operands' fields are read as hosts too)."""
     out = []
+    changed = False
     for v in values:
-        new = _URL_HOST.sub(lambda m: m.group(1) + canonical_host(m.group(2)), v) if "://" in v else v
-        if net and not new.startswith("-") and "://" not in new:
-            new = _FIELD.sub(lambda m: canonical_host(m.group(0), bare=True), new)
+        new = v
+        if "://" in v:
+            new = _URL_HOST.sub(_url_host, v)
+        elif net and not v.startswith("-") and _NUMERIC.search(v):  # only a numeric spelling changes
+            new = _FIELD.sub(_bare_host, v)
+        changed = changed or new != v
         out.append(new)
-    text = " ".join(out)
-    return text if text != joined else None
+    return " ".join(out) if changed else None
+
+
+def _url_host(m: re.Match[str]) -> str:
+    return m.group(1) + canonical_host(m.group(2))
+
+
+def _bare_host(m: re.Match[str]) -> str:
+    return canonical_host(m.group(0), bare=True)
+
+
+_NUMERIC = re.compile(r"[0-9\[]")
 
 
 def canonical_host(host: str, *, bare: bool = False) -> str:
@@ -42,8 +56,6 @@ def canonical_host(host: str, *, bare: bool = False) -> str:
     IPv6 literal compressed (an IPv4-mapped one as its IPv4 address), names in lower case without
     a trailing dot, GCE's `metadata` as `metadata.google.internal`. `bare`: an operand field, where
     only an address spelt as a number changes (a name stays as written)."""
-    from .url import _ipv4  # the URL kind's reading (not imported by plain commands)
-
     h = host.lower().rstrip(".")
     if h.startswith("[") and h.endswith("]"):
         inner = h[1:-1].split("%", 1)[0]
@@ -54,6 +66,8 @@ def canonical_host(host: str, *, bare: bool = False) -> str:
         mapped = ip.ipv4_mapped
         return str(mapped) if mapped else "[" + ip.compressed + "]"
     if h and (h[0].isdigit()):
+        from .url import _ipv4  # the URL kind's reading (imported only for a numeric host)
+
         v4 = _ipv4(h)
         if v4:
             return v4
