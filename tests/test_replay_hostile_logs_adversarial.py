@@ -59,10 +59,6 @@ def test_a_call_after_a_transcript_record_is_not_silently_dropped(tmp_path: Path
     assert isinstance(decisions, dict) and (decisions["deny"] == 1 or out["skipped"] == 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R10g-F5: a call naming `tool` twice is replayed as the last one (allow), with no skipped line",
-)
 def test_a_call_giving_a_key_twice_is_not_replayed_as_an_allow(tmp_path: Path) -> None:
     out = _replay(tmp_path, '{"tool":"Bash","args":{"command":"rm -rf /"},"tool":"Read"}\n')
     decisions = out["decisions"]

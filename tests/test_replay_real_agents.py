@@ -102,7 +102,10 @@ def test_replay_reads_and_decides_what_the_real_agent_wrote(agent: str, tmp_path
         assert len(calls) == 1, records
         call, summary = calls[0], records[-1]
         assert call["decision"] == "deny" and call["rule"] == "permissions.deny[0]"
-        assert summary["skipped"] == 0 and summary["decisions"]["deny"] == 1
+        assert summary["decisions"]["deny"] == 1
+        assert summary["skipped"] == 0, [
+            (r.get("reason"), str(r.get("where"))[-30:]) for r in records if r.get("type") == "skipped"
+        ][:3]
         session = (result.get("hook_payload") or {}).get("session_id")
         if session:  # the agent's own session id, as its hooks see it
             assert call["session"] == session

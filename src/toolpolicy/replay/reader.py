@@ -65,6 +65,9 @@ def read_piece(
                 if text[0] != 0x7B or text[-1] != 0x7D:
                     yield Skipped(Where(path, lineno), MALFORMED, _not_an_object(line))
                 continue
+            if _gives_a_call_key_twice(text):
+                yield Skipped(Where(path, lineno), MALFORMED, "a key naming the call is given twice")
+                continue
             if fast is not None:
                 calls = fast(text, Where(path, lineno), lazy)
                 if calls is not None:
@@ -81,6 +84,34 @@ def read_piece(
             yield from fmt.records(obj, Where(path, lineno))
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+_CALL_KEYS = (b'"tool"', b'"tool_name"', b'"tool_input"', b'"args"')
+
+
+def _gives_a_call_key_twice(text: bytes) -> bool:
+    """Whether one JSON object of the line gives a key twice, checked when a key that names a call
+    appears twice in the line (`{"tool":"Bash",...,"tool":"Read"}`: JSON readers keep the last)."""
+    if not any(text.count(key) > 1 for key in _CALL_KEYS):
+        return False
+    import json
+
+    def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
+        if len({k for k, _ in items}) != len(items):
+            raise _Twice
+        return dict(items)
+
+    try:
+        json.loads(text, object_pairs_hook=pairs)
+    except _Twice:
+        return True
+    except (ValueError, RecursionError):
+        return False  # the line's own parse reports it
+    return False
+
+
+class _Twice(Exception):
+    """A key given twice in one object."""
 
 
 def _marker_test(markers: tuple[bytes, ...]) -> Callable[[bytes], object] | None:
