@@ -17,7 +17,7 @@ from ..ast.permission import Permission, ToolPattern
 from ..policies.profiles import Profile
 from ..runtime.compiled import Cond, ToolSpec
 from ..runtime.kinds import CompiledPattern, path
-from ..runtime.kinds.glob import GlobError, has_wildcard, to_regex, unescape
+from ..runtime.kinds.glob import GlobError, escape, has_wildcard, to_regex, unescape
 from ..runtime.pattern_set import nul_safe
 from ..runtime.views import GENERIC, KINDS
 from ..vocabulary import ErrorCode
@@ -121,17 +121,13 @@ def _tool_part(
     literal = unescape(text)
     names = [res.canonical(literal), *res.covered_by(literal, decision)]
     if _MCP_SERVER.fullmatch(literal):  # Claude Code's `mcp__server`: every tool of that server too
-        folded = res.fold_name(to_glob_literal(literal) + "__*")
+        folded = res.fold_name(escape(literal) + "__*")
         return tuple(dict.fromkeys(names)), (to_regex(folded, fold=res.fold),), (folded,)
     return tuple(dict.fromkeys(names)), (), ()
 
 
 _MCP_SERVER = re.compile(r"mcp__(?:(?!__).)+")  # a server's name alone (no `__TOOL` part)
 
-
-def to_glob_literal(text: str) -> str:
-    """`text` as a glob matching only itself (wildcard characters escaped)."""
-    return re.sub(r"([*?\[\]\\{}])", r"\\\1", text)
 
 
 def _colon_conds(perm: Permission, res: Resolver) -> tuple[Cond, ...]:
