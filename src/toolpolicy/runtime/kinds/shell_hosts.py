@@ -11,7 +11,6 @@ canonical form (the dotted quad, lower case, compressed IPv6), so the same rules
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Sequence
 
@@ -52,25 +51,16 @@ _NUMERIC = re.compile(r"[0-9\[]")
 
 
 def canonical_host(host: str, *, bare: bool = False) -> str:
-    """`host` as the URL kind spells it: an IPv4 address in any WHATWG form as a dotted quad, an
-    IPv6 literal compressed (an IPv4-mapped one as its IPv4 address), names in lower case without
-    a trailing dot, GCE's `metadata` as `metadata.google.internal`. `bare`: an operand field, where
-    only an address spelt as a number changes (a name stays as written)."""
-    h = host.lower().rstrip(".")
-    if h.startswith("[") and h.endswith("]"):
-        inner = h[1:-1].split("%", 1)[0]
-        try:
-            ip = ipaddress.IPv6Address(inner)
-        except ValueError:
-            return host
-        mapped = ip.ipv4_mapped
-        return str(mapped) if mapped else "[" + ip.compressed + "]"
-    if h and (h[0].isdigit()):
-        from .url import _ipv4  # the URL kind's reading (imported only for a numeric host)
+    """`host` as the URL kind spells it (`url.canonical_host`), after an IPv6 zone id is dropped;
+    GCE's `metadata` as `metadata.google.internal`. `bare`: an operand field, where only an address
+    spelt with digits changes (a name stays as written); a host the URL kind cannot read stays too."""
+    from .url import canonical_host as url_host  # not imported by commands that name no host
 
-        v4 = _ipv4(h)
-        if v4:
-            return v4
-    if bare:
+    if host.startswith("[") and "%" in host:  # `[fe80::1%25eth0]`: the zone picks an interface
+        host = host.split("%", 1)[0] + "]"
+    if bare and not (host[:1].isdigit() or host.startswith("[")):
         return host
-    return "metadata.google.internal" if h == "metadata" else h
+    form = url_host(host)
+    if form is None:
+        return host
+    return "metadata.google.internal" if form == "metadata" else form

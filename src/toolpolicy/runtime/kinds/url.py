@@ -358,6 +358,19 @@ def _unit(text: str, host: str | None, raw_host: str, host_ok: bool, allowable: 
     return Unit(allow_texts=tuple(allow), deny_texts=tuple(dict.fromkeys(deny)))
 
 
+def canonical_host(host: str) -> str | None:
+    """The one form this kind reads an ASCII host as (lower case, no trailing dot, an IPv4 address
+    in any WHATWG spelling as a dotted quad, IPv6 compressed and an IPv4-mapped one as its IPv4
+    address); None when it reads it as no host or in several ways (a Unicode one)."""
+    forms = _ascii_forms(host)
+    if len(forms) != 1:
+        return None
+    form = next(iter(forms))
+    if form is not None and form.startswith("["):
+        return (_mapped_ipv4(form) or [form])[0]
+    return form
+
+
 def _mapped_ipv4(host: str) -> list[str]:
     """`[::ffff:7f00:1]` is also 127.0.0.1 for deny purposes."""
     if not host.startswith("["):
