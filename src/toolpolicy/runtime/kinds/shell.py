@@ -79,6 +79,7 @@ import shlex
 from collections.abc import Iterable, Sequence
 
 from ...vocabulary.lazy_regex import lazy_compile
+from ...vocabulary.records import Record
 from . import ArgView, CompiledPattern, Unit
 from .shell_hosts import NET_PROGRAMS, host_reading
 from .shell_knowledge import ALL_DATA, GUARDING, Analysis, Spec, Table, analyse, bundled
@@ -122,7 +123,7 @@ _MAX_STAGES = 32  # see-through stages kept per command (deny texts grow with th
 _SURROGATE = lazy_compile("[\ud800-\udfff]")
 _EVAL_BUILTINS = frozenset(
     {"let", "declare", "typeset", "local", "export", "readonly", "printf", "read", "unset"}
-    | {"test", "[", "[[", "mapfile", "readarray", "wait"}
+    | {"test", "[", "[[", "mapfile", "readarray", "wait", "getopts"}
 )
 
 
@@ -1308,65 +1309,79 @@ def _allow_blocked(cmd: Command, k0: int, name: str) -> bool:
     for w in cmd.words:
         if "@P}" in w.raw or "${!" in w.raw:
             return True  # ${x@P} and ${!x} evaluate the variable's value (`a[$(cmd)]` runs cmd)
-    if name == "printf" and not _safe_printf_target(cmd.words[k0 + 1 : k0 + 3]):
-        return True  # `printf -v PATH %s .` assigns PATH, as `PATH=.` does
-    if name in _READ_BUILTINS and not _safe_read_targets(name, cmd.words[k0 + 1 :]):
-        return True  # `read PATH <<< .`, `mapfile -t PATH`: assigned as `PATH=` is
+    if name in _ASSIGNING_BUILTINS and not _assigns_only_safe(name, cmd.words[k0 + 1 :]):
+        return True  # `printf -v PATH %s .`, `read PATH <<< .`: PATH assigned, as `PATH=.` does
     return name in _EVAL_BUILTINS and _subscript_injection(cmd.words[k0:])
 
 
-# builtins that assign the variables they name: their options that take a value (`read -p PROMPT`)
-_READ_BUILTINS = {
-    "read": frozenset("adinNptu"),
-    "mapfile": frozenset("dnOsuCc"),
-    "readarray": frozenset("dnOsuCc"),
-    "getopts": frozenset(),
+class _Assigns(Record):
+    """How a builtin names the variables it assigns: its options that take a value, those whose
+    value is a variable name, and which operands are names (`all`, or one position)."""
+
+    takes: str
+    names: str
+    operands: int | None  # None: none; -1: every operand; k: the k-th operand
+
+
+_ASSIGNING_BUILTINS = {
+    "printf": _Assigns("v", "v", None),  # `printf -v NAME FORMAT`
+    "read": _Assigns("adinNptu", "a", -1),  # `read [-a NAME] NAME...`
+    "mapfile": _Assigns("dnOsuCc", "", -1),  # `mapfile [-C CALLBACK] [NAME]`
+    "readarray": _Assigns("dnOsuCc", "", -1),
+    "getopts": _Assigns("", "", 1),  # `getopts OPTSTRING NAME [ARGS]`
 }
 
 
-def _safe_read_targets(name: str, words: Sequence[Word]) -> bool:
-    """Whether `read`/`mapfile`/`readarray`/`getopts` assign only `SAFE_ENV` variables (the names
-    among their operands, and `read -a NAME`); a `mapfile -C CALLBACK` runs code, never safe."""
-    takes = _READ_BUILTINS[name]
-    names: list[str] = []
+def _assigns_only_safe(name: str, words: Sequence[Word]) -> bool:
+    """Whether a builtin that assigns the variables it names (`printf -v`, `read`, `mapfile`,
+    `readarray`, `getopts`) assigns only `SAFE_ENV` ones; a name not known (an expansion), or
+    `mapfile -C CALLBACK` (the callback is evaluated), is never safe."""
+    spec = _ASSIGNING_BUILTINS[name]
+    names: list[tuple[str, bool]] = []  # (the name, whether it is an expansion)
+    operands: list[tuple[str, bool]] = []
     i = 0
-    options = True
     while i < len(words):
         w = words[i]
-        if w.dynamic:
-            return False  # a name not known
         v = w.value
-        if options and v == "--":
-            options = False
-        elif options and v.startswith("-") and len(v) > 1:
-            for j, c in enumerate(v[1:], 1):
-                if c in takes:
-                    value = v[j + 1 :] or (words[i + 1].value if i + 1 < len(words) else "")
-                    if not v[j + 1 :]:
-                        i += 1
-                    if c == "C":
-                        return False  # `mapfile -C 'cmd' -c 1`: the callback is evaluated
-                    if c == "a":
-                        names.append(value)
-                    break
-        else:
-            names.append(v)
+        if v == "--":
+            operands.extend((x.value, x.dynamic) for x in words[i + 1 :])
+            break
+        if w.dynamic and v.startswith("-"):
+            return False  # `printf -v"$X"`: an option the words do not show
+        if not v.startswith("-") or len(v) == 1 or w.dynamic:
+            operands.extend((x.value, x.dynamic) for x in words[i:])  # options end at the first operand
+            break
+        for j, c in enumerate(v[1:], 1):
+            if c not in spec.takes:
+                continue
+            if c == "C":
+                return False
+            given = (v[j + 1 :], False) if v[j + 1 :] else None
+            if given is None and i + 1 < len(words):
+                i += 1
+                given = (words[i].value, words[i].dynamic)
+            if c in spec.names and given is not None:
+                names.append(given)
+            break
         i += 1
-    if name == "getopts":
-        names = names[1:2]  # `getopts OPTSTRING NAME [ARGS]`
-    return all(_safe_assign(n.split("[", 1)[0] + "=") for n in names if n)
+    if spec.operands == -1:
+        names.extend(operands)
+    elif spec.operands is not None:
+        names.extend(operands[spec.operands : spec.operands + 1])
+    return all(not dynamic and _safe_variable(n.split("[", 1)[0]) for n, dynamic in names if n or dynamic)
 
 
-def _safe_printf_target(words: Sequence[Word]) -> bool:
-    """Whether `printf`'s options (its first words) assign no variable but `SAFE_ENV` ones
-    (`printf -v NAME FORMAT`, `-vNAME`: bash's printf assigns NAME instead of printing)."""
-    if not words or not words[0].value.startswith("-v"):
+def _safe_variable(name: str) -> bool:
+    """Whether a shell variable a builtin assigns (`read line`) changes how no later command runs:
+    a `SAFE_ENV` one, or a name with a lower-case letter, the shell's convention for its own
+    variables, other than the proxy variables programs read (`http_proxy`). Upper-case names may
+    be exported and read by programs (`PATH`, `GIT_PAGER`, `LD_PRELOAD`)."""
+    if _safe_assign(name + "="):
         return True
-    first = words[0].value
-    target = first[2:] if len(first) > 2 else (words[1].value if len(words) > 1 else "")
-    if words[0].dynamic or (len(first) == 2 and len(words) > 1 and words[1].dynamic):
-        return False
-    return _safe_assign(target.split("[", 1)[0] + "=")
+    return any(c.islower() for c in name) and name.lower() not in _LOWER_CASE_ENV
+
+
+_LOWER_CASE_ENV = frozenset({"http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy"})
 
 
 def _safe_assign(assignment: str) -> bool:
