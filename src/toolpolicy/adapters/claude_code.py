@@ -97,35 +97,39 @@ def handle(
 def _decide_from_each_parent(engine_factory: EngineFactory, call: Call, mode: str | None) -> Any:
     """A shell call whose session directory is not known (the transcript cannot be read and no
     CLAUDE_PROJECT_DIR came): Claude Code keeps the shell inside the project, so the session's
-    directory is the payload's `cwd` or one above it. The command is decided from each of them
-    (the nearest 12, then `/`) and the most restrictive answer is the call's: a `./` rule denies
-    wherever the project's root turns out to be."""
+    directory is the payload's `cwd` or one above it (the nearest 12, then `/`). The one whose
+    reading of the policy's `./` rules is the most restrictive (the nearest on a tie) is taken as
+    the session's, found by an engine without hooks or a log; the call is then decided once."""
+    engine = engine_factory(mode=mode, session_id=call.session_id)
     cwd = call.context.get("cwd")
-    first = decide(engine_factory, call, mode)
-    if not isinstance(cwd, str) or not cwd.startswith("/") or not _is_shell(engine_factory, call, mode):
-        return first
-    worst = first
-    parent = cwd.rstrip("/") or "/"
-    for _ in range(_PARENT_LEVELS):
-        if parent == "/":
+    policy = engine.policy
+    if (
+        not isinstance(cwd, str)
+        or not cwd.startswith("/")
+        or policy.tool_spec(policy.canonical_tool(call.tool)).kind != "shell"
+    ):
+        return decide(lambda **_: engine, call, mode)
+    from ..runtime.engine import Engine
+
+    probe = Engine(policy, mode=engine.mode, hooks=False)
+    worst = DECISION_WEIGHT[probe.decide(call.tool, call.args, context=call.context).decision]
+    chosen: str | None = None
+    for parent in _parents(cwd):
+        if worst == DECISION_WEIGHT["deny"]:
             break
-        parent = parent.rsplit("/", 1)[0] or "/"
-        decided = decide(engine_factory, from_session_dir(call, parent), mode)
-        if DECISION_WEIGHT[decided.decision] > DECISION_WEIGHT[worst.decision]:
-            worst = decided
-        if worst.decision == "deny":
-            break
-    return worst
+        weight = DECISION_WEIGHT[
+            probe.decide(call.tool, call.args, context=from_session_dir(call, parent).context).decision
+        ]
+        if weight > worst:
+            worst, chosen = weight, parent
+    return decide(lambda **_: engine, from_session_dir(call, chosen), mode)
 
 
-_PARENT_LEVELS = 13  # directories above the payload's `cwd` tried as the session's (12, then `/`)
-
-
-def _is_shell(engine_factory: EngineFactory, call: Call, mode: str | None) -> bool:
-    policy = getattr(engine_factory(mode=mode, session_id=call.session_id), "policy", None)
-    if policy is None:
-        return True
-    return bool(policy.tool_spec(policy.canonical_tool(call.tool)).kind == "shell")
+def _parents(path: str) -> list[str]:
+    """The directories above `path`, nearest first: at most 12, then `/`."""
+    parts = [p for p in path.split("/") if p]
+    above = ["/" + "/".join(parts[:k]) for k in range(len(parts) - 1, 0, -1)][:12]
+    return [*above, "/"] if parts else []
 
 
 def _project_dir(opts: HookOptions) -> str | None:

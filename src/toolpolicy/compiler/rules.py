@@ -129,7 +129,6 @@ def _tool_part(
 _MCP_SERVER = re.compile(r"mcp__(?:(?!__).)+")  # a server's name alone (no `__TOOL` part)
 
 
-
 def _colon_conds(perm: Permission, res: Resolver) -> tuple[Cond, ...]:
     seen: dict[str, Any] = {}
     conds: list[Cond] = []
