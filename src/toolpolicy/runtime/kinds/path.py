@@ -481,10 +481,10 @@ def view(value: object, ctx: Any, *, resolve_symlinks: bool = True) -> ArgView:
         if real != lexical:
             targets = True
             units.append(_unit(real, (lex.cwd, _real_cwd(lex.cwd)), allow=lex.allow and real is not None))
-        if (
-            lexical is not None and "/../" in joined + "/"
-        ):  # Node's `path.resolve`, then the links: `h/../h/x`
-            node = realpath(lexical)  # with `h -> ~` is `~/x` to an agent that normalises first, as Gemini's
+        # `..` after a link: Node's `path.resolve` (lexical first, then the links) reads `h/../h/x`
+        # with `h -> ~` as `~/x`, where the kernel goes up from `~`
+        if lexical is not None and "/../" in joined + "/":
+            node = realpath(lexical)
             if node is not None and node != lexical and node != real:
                 targets = True
                 units.append(_unit(node, (lex.cwd, _real_cwd(lex.cwd)), allow=lex.allow))

@@ -767,11 +767,8 @@ class _Walk:
                         facts.reads.extend(_object_path_targets(words[i].value[cut:], bases, values))
                 if cwd_tree or name == "git":  # `git grep KEY REV`: REV's tree, from the cwd down
                     facts.reads.extend(tree_of(t) for t in _word_targets(_CWD_WORD, 0, bases))
-            for (
-                i,
-                cut,
-                kept,
-            ) in a.replaced:  # `gzip F` removes F for F.gz; `gunzip F.gz`, `zstd -d F.zst` write F
+            # `gzip F` removes F for F.gz; `gunzip F.gz` and `zstd -d F.zst` write F
+            for i, cut, kept in a.replaced:
                 facts.reads.extend(_word_targets(words[i], cut, bases))
                 facts.writes.extend(
                     SOFT + t for t in _replaced_targets(words[i], cut, bases, kept, a.suffixes)
