@@ -109,3 +109,15 @@ def fast_and_general(
             s = slow[name].decide("Bash", {"command": command}, context=context)
             want.append((name, str(cwd), command, str(s.decision), str(s.rule)))
     return got, want
+
+
+def need(*programs: str) -> None:
+    """Skip the test when one of `programs` is not in /usr/bin or /bin (where the tests' bash finds
+    it); `.ci/run` installs every program these tests run, so in CI they run."""
+    import shutil
+
+    import pytest
+
+    for program in programs:
+        if shutil.which(program, path="/usr/bin:/bin") is None:
+            pytest.skip(f"{program} is not installed (.ci/run installs it)")

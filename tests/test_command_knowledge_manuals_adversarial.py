@@ -15,13 +15,12 @@ F15 `printf -v PATH`, F16 `git tag --sort=x -d`, `git branch -v -m` under pack a
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from shell_attacks import PACKS, YOLO, engines, fast_and_general, workspace
+from shell_attacks import PACKS, YOLO, engines, fast_and_general, need, workspace
 from toolpolicy import Engine
 
 USER = """
@@ -79,19 +78,13 @@ def _run(script: str, ws: Path, home: Path, env: dict[str, str] | None = None) -
     return out.stdout + out.stderr
 
 
-def _needs(*programs: str) -> None:
-    for program in programs:
-        if shutil.which(program, path="/usr/bin:/bin") is None:
-            pytest.skip(f"{program} is not installed")
-
-
 # -- R10a-F5: ag's flags are not rg's value options ------------------------------------------------------
 
 
 def test_ag_t_d_c_and_color_take_no_value(real: tuple[Path, Path]) -> None:
     """`ag -t` (all text), `-D` (debug), `-C` ([LINES], optional) and `--color` are flags: the next
     word is the pattern and the directory after it is searched."""
-    _needs("ag")
+    need("ag")
     ws, home = real
     for option in ("-t", "-D", "-C", "--color"):
         assert ".ssh/id_rsa" in _run(f"ag -u {option} KEY ~/. 2>/dev/null", ws, home)
@@ -201,7 +194,7 @@ def test_git_blame_contents_and_log_l_are_reads(where: Where, policy: str, comma
 
 
 def test_gawk_writes_its_optional_files_and_includes_code(real: tuple[Path, Path]) -> None:
-    _needs("gawk")
+    need("gawk")
     ws, home = real
     (ws / "evil.awk").write_text('BEGIN { system("echo INCLUDED") }\n')
     out = _run(
@@ -318,7 +311,7 @@ def test_date_f_is_a_read(where: Where, policy: str, command: str) -> None:
 
 
 def test_info_o_writes_a_file(real: tuple[Path, Path]) -> None:
-    _needs("info")
+    need("info")
     ws, home = real
     _run("info -o out.txt info", ws, home)
     assert (ws / "out.txt").exists()

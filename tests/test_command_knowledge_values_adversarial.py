@@ -11,13 +11,12 @@ is shown by the real program (bash, jq, mawk/gawk, git) in a temporary directory
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from shell_attacks import PACKS, engines, workspace
+from shell_attacks import PACKS, engines, need, workspace
 from toolpolicy import Engine
 
 _PROGRAMS = ["awk", "gawk", "jq", "printf", "read", "mapfile", "readarray", "ls", "git"]
@@ -50,18 +49,13 @@ def _bash(script: str, ws: Path, home: Path) -> str:
     return out.stdout + out.stderr
 
 
-def _need(program: str) -> None:
-    if shutil.which(program) is None:
-        pytest.skip(f"{program} is not installed (.ci/run installs it)")
-
-
 # ------------------------------------------------------------------ R10d-F4: jq's two-word options
 
 RAWFILE = ["jq -n --rawfile x .env '$x'", "jq -rn --rawfile x .env '$x'", "jq -n --slurpfile x .env '$x'"]
 
 
 def test_jq_rawfile_prints_the_file(where: Where) -> None:
-    _need("jq")
+    need("jq")
     ws, home, _ = where
     assert "SECRET=1" in _bash(RAWFILE[0], ws, home)
     assert "SECRET=1" in _bash(RAWFILE[1], ws, home)
@@ -177,7 +171,7 @@ def test_computed_reads_and_the_environment_are_not_allowed(where: Where, comman
 
 
 def test_jq_env_spellings_print_the_token(where: Where) -> None:
-    _need("jq")
+    need("jq")
     ws, home, _ = where
     for command in JQ_ENV:
         assert "s3cr3t" in _bash(command, ws, home) or "DEPLOY_TOKEN" in _bash(command, ws, home), command

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from shell_attacks import YOLO, engines, workspace
+from shell_attacks import YOLO, engines, need, workspace
 from toolpolicy import Engine
 
 USER = """
@@ -79,11 +79,6 @@ def _fresh(tmp: Path) -> tuple[Path, Path]:
     return ws, home
 
 
-def _need(program: str) -> None:
-    if shutil.which(program) is None:
-        pytest.skip(f"{program} is not installed (.ci/run installs it)")
-
-
 # -------------------------------------------------------------------------- R10d-F1: glob suffixes
 
 GLOBBED = [
@@ -100,7 +95,7 @@ GLOBBED = [
 @pytest.mark.parametrize(("command", "suffix"), GLOBBED)
 def test_a_glob_operand_writes_what_it_expands_to(tmp_path: Path, command: str, suffix: str) -> None:
     """Premise: bash expands the glob to `~/.bashrc.gz` (etc.), the program writes `~/.bashrc`."""
-    _need(command.split()[0])
+    need(command.split()[0])
     ws, home = _fresh(tmp_path)
     (home / f".bashrc{suffix}").write_bytes(_payload(tmp_path, ".bashrc", suffix))
     _run(command, ws, home)
@@ -139,7 +134,7 @@ RECURSIVE_HOME = ["gzip -rdf ~", "gzip -d -f --recursive ~/", "zstd -qrdf ~", "l
 @pytest.mark.parametrize("command", RECURSIVE_HOME)
 def test_a_recursive_compressor_rewrites_files_under_the_directory(tmp_path: Path, command: str) -> None:
     program = command.split()[0]
-    _need(program)
+    need(program)
     suffix = {"gzip": ".gz", "zstd": ".zst", "lz4": ".lz4"}[program]
     ws, home = _fresh(tmp_path)
     (home / ".bashrc").unlink()
@@ -210,7 +205,7 @@ HELD_STDOUT = [
 @pytest.mark.parametrize("command", HELD_STDOUT)
 def test_to_stdout_forms_keep_the_files(tmp_path: Path, command: str) -> None:
     """Premise for the allows below: none of these writes `~/.bashrc`."""
-    _need(command.split()[0])
+    need(command.split()[0])
     ws, home = _fresh(tmp_path)
     for suffix in (".gz", ".zst", ".xz", ".bz2"):
         if shutil.which(_PACK[suffix][0]):

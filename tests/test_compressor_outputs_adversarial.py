@@ -13,13 +13,12 @@ Each premise is shown by the real program in a temporary directory first.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from shell_attacks import PACKS, YOLO, engines, workspace
+from shell_attacks import PACKS, YOLO, engines, need, workspace
 from toolpolicy import Engine
 
 USER = """
@@ -59,19 +58,13 @@ def _run(script: str, tmp: Path) -> Path:
     return ws
 
 
-def _needs(*programs: str) -> None:
-    for program in programs:
-        if shutil.which(program, path="/usr/bin:/bin") is None:
-            pytest.skip(f"{program} is not installed")
-
-
 # -- R10a-F1: the keeping options are undone by a later mode option ----------------------------------
 
 
 def test_xz_and_bzip2_take_the_last_mode_option(tmp_path: Path) -> None:
     """`xz -l -z F` and `bzip2 -t -z F` compress F (and remove it); `xz -t -d F.xz` decompresses;
     `zstd -t -d F.zst` writes F. gzip keeps writing to stdout after `-t -d` (it holds)."""
-    _needs("xz", "bzip2", "zstd", "gzip")
+    need("xz", "bzip2", "zstd", "gzip")
     ws = _run(
         "cp payload a; xz -l -z a; cp payload b; bzip2 -t -z b;"
         " xz -c payload > c.xz; xz -t -d c.xz; zstd -q payload -o d.zst; zstd -q -t -d d.zst;"
@@ -111,7 +104,7 @@ def test_a_later_mode_option_replaces_the_files(where: Where, policy: str, comma
 
 
 def test_zstd_lz4_and_brotli_write_beside_or_where_told(tmp_path: Path) -> None:
-    _needs("zstd", "lz4")
+    need("zstd", "lz4")
     ws = _run(
         "zstd -q payload -o settings.json.zst; zstd -q -d -f --output-dir-flat .claude settings.json.zst;"
         " cp payload .bashrc; zstd -q .bashrc -o ~/.bashrc.zst; rm .bashrc; zstd -q -d ~/.bashrc.zst;"
@@ -125,7 +118,7 @@ def test_zstd_lz4_and_brotli_write_beside_or_where_told(tmp_path: Path) -> None:
 
 
 def test_brotli_decompresses_beside_its_operand(tmp_path: Path) -> None:
-    _needs("brotli")
+    need("brotli")
     _run("brotli -c payload > ~/.bashrc.br; brotli -d ~/.bashrc.br", tmp_path)
     assert (tmp_path / "home" / ".bashrc").read_text() == "echo PWNED\n"
 
@@ -157,7 +150,7 @@ def test_a_kept_compressor_still_writes_its_output(where: Where, policy: str, co
 
 
 def test_zstdcat_writes_the_file_o_names(tmp_path: Path) -> None:
-    _needs("zstd", "zstdcat")
+    need("zstd", "zstdcat")
     ws = _run("zstd -q payload -o x.zst; zstdcat x.zst -o .claude/settings.json", tmp_path)
     assert (ws / ".claude" / "settings.json").read_text() == "echo PWNED\n"
 
@@ -182,7 +175,7 @@ def test_zstdcat_o_is_a_write(where: Where, policy: str, command: str) -> None:
 
 
 def test_a_suffix_option_names_the_file_written(tmp_path: Path) -> None:
-    _needs("gzip", "xz")
+    need("gzip", "xz")
     _run(
         "gzip -c payload > ~/.bashrc.x; gunzip -S .x ~/.bashrc.x;"
         " cp payload ~/.bash_log; gzip -S in ~/.bash_log; xz -c payload > ~/.profilex; unxz -S x ~/.profilex",

@@ -6,13 +6,12 @@ write nothing; `xz -t -z F` compresses F (the last mode option wins)."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from shell_attacks import PACKS, YOLO, engines, workspace
+from shell_attacks import PACKS, YOLO, engines, need, workspace
 from toolpolicy import Engine
 from toolpolicy.runtime.kinds import shell
 
@@ -54,8 +53,7 @@ def _run(command: str, cwd: Path) -> None:
     ],
 )
 def test_the_premise(tmp_path: Path, program: str, command: str, left: set[str]) -> None:
-    if shutil.which(program) is None:
-        pytest.skip(f"{program} is not installed")
+    need(program)
     (tmp_path / "b").write_text("echo PWNED\n")
     _run(command, tmp_path)
     assert {p.name for p in tmp_path.iterdir()} == left

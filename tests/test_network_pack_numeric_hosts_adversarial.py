@@ -104,7 +104,9 @@ def _curl(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-needs_curl = pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+needs_curl = pytest.mark.skipif(
+    shutil.which("curl") is None, reason="curl is not installed (.ci/run installs it)"
+)
 
 
 # --- the premise, with the real curl ------------------------------------------------------------
