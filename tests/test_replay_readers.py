@@ -154,6 +154,47 @@ def test_malformed_truncated_and_huge_lines_are_skipped_and_located(tmp_path: Pa
     assert len(calls) == 1 and calls[0].where.line == call_line + 4  # lines after the bad ones still count
 
 
+_PLAIN_CALL = '{"tool": "Bash", "args": {"command": "rm -rf /"}}'
+_HOOK_PAYLOAD = '{"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}'
+_UNTYPED_RECORD = (
+    '{"message": {"content": [{"type": "tool_use", "name": "Bash", "input": {"command": "rm -rf /"}}]}}'
+)
+
+
+@pytest.mark.parametrize(
+    ("fixture", "stray"),
+    [
+        (CLAUDE[0], _PLAIN_CALL),
+        (CLAUDE[0], _HOOK_PAYLOAD),
+        (CLAUDE[0], _UNTYPED_RECORD),  # the transcript's marker, but no record of a transcript
+        (CODEX[0], _PLAIN_CALL),
+        (CODEX[0], _HOOK_PAYLOAD),
+    ],
+    ids=[
+        "claude-plain-call",
+        "claude-hook-payload",
+        "claude-untyped-record",
+        "codex-plain-call",
+        "codex-hook-payload",
+    ],
+)
+def test_a_line_of_another_log_among_the_records_is_a_skipped_line(
+    tmp_path: Path, fixture: Path, stray: str
+) -> None:
+    """A call written as another log writes it, among an agent's own records, is reported as a
+    skipped line with its reason (`policy replay` counts it), never passed over as a record that
+    is not a call (R10g-F5)."""
+    lines = fixture.read_text().splitlines()
+    path = write(tmp_path / "mixed.jsonl", "\n".join([lines[0], stray, *lines[1:]]) + "\n")
+    items = list(read_calls([str(path)]))
+    skipped = [i for i in items if isinstance(i, Skipped)]
+    assert [(s.where.line, s.reason) for s in skipped] == [(2, MALFORMED)], skipped
+    assert "another log" in skipped[0].message or "transcript record" in skipped[0].message
+    assert len([i for i in items if isinstance(i, RecordedCall)]) == len(
+        _calls([fixture])
+    )  # its own calls count
+
+
 def test_a_line_over_the_cap_is_never_read_into_memory(tmp_path: Path) -> None:
     import tracemalloc
 

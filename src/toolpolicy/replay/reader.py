@@ -7,7 +7,9 @@ its `file:line`. A file that cannot be read at all raises `InputError` (the run 
 to be complete).
 
 Speed: a line that holds none of its format's markers cannot record a call, so it is not parsed,
-only checked to be shaped like an object (`{...}`); JSON is parsed with orjson when installed
+only checked to be shaped like an object (`{...}`), unless it holds a key that names a call in
+another log (`"tool"`, `"tool_name"`...): such a line is parsed, and an object naming a call is a
+skipped line (a plain call hidden among a transcript's records is reported, not dropped); JSON is parsed with orjson when installed
 (the `replay` extra), else with the standard library.
 """
 
@@ -64,6 +66,10 @@ def read_piece(
             if (marker not in text) if marker is not None else (markers is not None and not markers(text)):
                 if text[0] != 0x7B or text[-1] != 0x7D:
                     yield Skipped(Where(path, lineno), MALFORMED, _not_an_object(line))
+                elif any(key in text for key in _CALL_KEYS) and _names_a_call(text):
+                    yield Skipped(
+                        Where(path, lineno), MALFORMED, f"a call line of another log in a {fmt.label}"
+                    )
                 continue
             if _gives_a_call_key_twice(text):
                 yield Skipped(Where(path, lineno), MALFORMED, "a key naming the call is given twice")
@@ -87,6 +93,17 @@ def read_piece(
 
 
 _CALL_KEYS = (b'"tool"', b'"tool_name"', b'"tool_input"', b'"args"')
+
+
+def _names_a_call(text: bytes) -> bool:
+    """Whether a line without its format's markers is an object that names a tool call as a plain
+    log or a hook payload does (`{"tool": ...}`, `{"tool_name": ...}`): a call of another log in
+    this file, reported as a skipped line, never passed over as a line that records nothing."""
+    try:
+        obj = loads(text)
+    except (ValueError, RecursionError):
+        return False  # a line the format would not read either: the shape check passed it before
+    return isinstance(obj, dict) and ("tool" in obj or "tool_name" in obj)
 
 
 def _gives_a_call_key_twice(text: bytes) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 # Why a line was skipped (the keys of `Summary.skip_reasons`).
-MALFORMED = "malformed"  # not JSON, or JSON that is not an object
+MALFORMED = "malformed"  # not JSON, JSON that is not an object, or an object the format has no record like
 TOO_LONG = "too_long"  # over the line-size cap: never read into memory
 BAD_CALL = "bad_call"  # a tool call record without a usable name or arguments
 

@@ -6,7 +6,8 @@ one content block per line as Claude Code streams them; every record carries its
 `sessionId` and `timestamp`, so a transcript can be cut anywhere. Other records (prompts,
 attachments, `api-request-blob` copies of earlier messages, tool results, costs) are not calls:
 a `tool_use` block inside an `api-request-blob` is a copy and is not counted again. Sub-agent
-(sidechain) calls are calls like any other.
+(sidechain) calls are calls like any other. An object without a `type` is no record of a
+transcript (a plain call line among them, say): it is a skipped line, never passed over in silence.
 
 Speed: most lines a replay parses are `assistant` records holding one `tool_use` block, with the
 model's usage and request metadata around it. When msgspec is installed (the `replay` extra),
@@ -52,6 +53,8 @@ class ClaudeCodeTranscript:
             record = _DECODE(text)
         except Exception:  # msgspec's DecodeError / ValidationError: the general way says what is wrong
             return None
+        if type(record.type) is not str:
+            return [not_a_record(where)]
         message = record.message
         if record.type != "assistant" or message is None or message.content is None:
             return []
@@ -91,6 +94,8 @@ class ClaudeCodeTranscript:
         return out
 
     def records(self, obj: dict[str, Any], where: Where) -> Iterable[RecordedCall | Skipped]:
+        if type(obj.get("type")) is not str:
+            return [not_a_record(where)]
         if obj.get("type") != "assistant":
             return ()
         message = obj.get("message")
@@ -135,6 +140,13 @@ def parse_raw(raw: bytes | str) -> Any:
     except RecursionError as exc:
         raise ValueError("nested too deeply") from exc
     return {} if args is None else args
+
+
+def not_a_record(where: Where) -> Skipped:
+    """The skipped line of an object without a `type`: every record of a transcript has one, so
+    this is a line of another log (a plain call among the records, say), and it is reported, not
+    passed over as one of the records that are not calls."""
+    return Skipped(where, MALFORMED, "an object without a `type`: not a Claude Code transcript record")
 
 
 def bad_arguments(where: Where, exc: BaseException) -> Skipped:
