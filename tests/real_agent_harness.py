@@ -19,19 +19,34 @@ import pytest
 HARNESS = Path(__file__).parent / "agents" / "claude_client.py"
 
 
-def harness(name: str) -> ModuleType:
-    """The harness as a module of its own (`name`), so a test may register agents in it."""
+def need_agents(*more: str) -> None:
+    """Skip the test unless real agents may run here: `TOOLPOLICY_SKIP_REAL_AGENTS` unset and
+    node, npm and the programs `more` names on PATH."""
     if os.environ.get("TOOLPOLICY_SKIP_REAL_AGENTS"):
         pytest.skip("TOOLPOLICY_SKIP_REAL_AGENTS is set")
-    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
+    missing = [tool for tool in ("node", "npm", *more) if shutil.which(tool) is None]
     if missing:
         pytest.skip(f"the real-agent tests need node and npm; not on PATH: {', '.join(missing)}")
-    spec = importlib.util.spec_from_file_location(name, HARNESS)
+
+
+def load_module(path: Path, name: str, *, fresh: bool = False) -> ModuleType:
+    """The file `path` loaded as the module `name` (registered in `sys.modules`, where the
+    harnesses' dataclasses look their module up); the one loaded before under that name unless
+    `fresh`."""
+    if not fresh and name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def harness(name: str) -> ModuleType:
+    """The harness as a module of its own (`name`), so a test may register agents in it."""
+    need_agents()
+    return load_module(HARNESS, name, fresh=True)
 
 
 def policy_script() -> str:

@@ -4,11 +4,9 @@ installed hook are in `tests/test_real_agents.py`."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
-import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -16,6 +14,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+import real_agent_harness
 from toolpolicy.cli import cli
 from toolpolicy.install import InstallError, Scope, apply, plan_install
 from toolpolicy.install._common import is_policy_hook, policy_of
@@ -166,12 +165,7 @@ def test_wrong_event_and_scope(env) -> None:
 
 # -- Codex: hooks.json plus the trusted hash -------------------------------------------------------------
 def _harness() -> Any:
-    spec = importlib.util.spec_from_file_location("toolpolicy_tests_claude_client_install", HARNESS)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return real_agent_harness.load_module(HARNESS, "toolpolicy_tests_claude_client_install", fresh=True)
 
 
 def test_codex_hash_is_the_one_codex_computes() -> None:

@@ -6,17 +6,17 @@ PreToolUse hook and `can_use_tool` decide; the test checks what Claude Code then
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import io
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+
+import real_agent_harness
 
 pytest.importorskip("claude_agent_sdk", reason="the claude-agent-sdk extra is not installed")
 
@@ -42,15 +42,7 @@ permissions:
 
 
 def _harness() -> ModuleType:
-    name = "toolpolicy_tests_claude_client"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, HARNESS)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return real_agent_harness.load_module(HARNESS, "toolpolicy_tests_claude_client")
 
 
 @pytest.fixture(scope="module")

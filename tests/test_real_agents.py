@@ -10,7 +10,6 @@ fails, they are skipped with the reason. `TOOLPOLICY_SKIP_REAL_AGENTS=1` skips t
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import os
 import shlex
@@ -23,6 +22,8 @@ from typing import Any
 
 import pytest
 
+import real_agent_harness
+
 pytestmark = pytest.mark.slow
 
 HARNESS = Path(__file__).parent / "agents" / "claude_client.py"
@@ -31,12 +32,7 @@ SECRET = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def _load_harness() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("toolpolicy_tests_claude_client", HARNESS)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return real_agent_harness.load_module(HARNESS, "toolpolicy_tests_claude_client", fresh=True)
 
 
 def _policy_script() -> str:
@@ -48,11 +44,7 @@ def _policy_script() -> str:
 
 
 def _install(agent: str) -> ModuleType:
-    if os.environ.get("TOOLPOLICY_SKIP_REAL_AGENTS"):
-        pytest.skip("TOOLPOLICY_SKIP_REAL_AGENTS is set")
-    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(f"the real-agent tests need node and npm; not on PATH: {', '.join(missing)}")
+    real_agent_harness.need_agents()
     harness = _load_harness()
     versions = {
         "claude": harness.DEFAULT_VERSION,
@@ -257,13 +249,8 @@ hooks:
 
 
 def _with_vendor_runs(harness: ModuleType) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "toolpolicy_tests_vendor_runs", HARNESS.parent / "vendor_runs.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.register(harness)
+    vendor_runs = HARNESS.parent / "vendor_runs.py"
+    return real_agent_harness.load_module(vendor_runs, "toolpolicy_tests_vendor_runs").register(harness)
 
 
 def test_codex_denied_command_never_runs(codex, tmp_path) -> None:

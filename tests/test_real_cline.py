@@ -7,16 +7,14 @@ or when the install fails; `TOOLPOLICY_SKIP_REAL_AGENTS=1` skips it too.
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import shlex
-import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+import real_agent_harness
 from process_leaks import leaked_processes
 
 pytestmark = pytest.mark.slow
@@ -34,16 +32,8 @@ permissions:
 
 @pytest.fixture(scope="module")
 def harness() -> ModuleType:
-    if os.environ.get("TOOLPOLICY_SKIP_REAL_AGENTS"):
-        pytest.skip("TOOLPOLICY_SKIP_REAL_AGENTS is set")
-    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(f"the real Cline CLI test needs {', '.join(missing)} on PATH")
-    spec = importlib.util.spec_from_file_location("toolpolicy_tests_cline_client", HARNESS)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    real_agent_harness.need_agents()
+    module = real_agent_harness.load_module(HARNESS, "toolpolicy_tests_cline_client", fresh=True)
     try:
         module.install()
     except Exception as exc:  # the registry is unreachable or the package moved: say so

@@ -10,15 +10,14 @@ and `npm`, or when the install fails, they are skipped with the reason;
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import shlex
-import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+import real_agent_harness
 
 pytestmark = pytest.mark.slow
 
@@ -48,16 +47,8 @@ hooks:
 
 @pytest.fixture(scope="module")
 def harness() -> ModuleType:
-    if os.environ.get("TOOLPOLICY_SKIP_REAL_AGENTS"):
-        pytest.skip("TOOLPOLICY_SKIP_REAL_AGENTS is set")
-    missing = [tool for tool in ("node", "npm", "git") if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(f"the real Copilot CLI tests need {', '.join(missing)} on PATH")
-    spec = importlib.util.spec_from_file_location("toolpolicy_tests_copilot_client", HARNESS)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    real_agent_harness.need_agents("git")
+    module = real_agent_harness.load_module(HARNESS, "toolpolicy_tests_copilot_client", fresh=True)
     try:
         module.install()
     except Exception as exc:  # the registry is unreachable or the package moved: say so

@@ -11,19 +11,17 @@ install fails) the tests are skipped with the reason; `.ci/run` runs them.
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+import real_agent_harness
 from toolpolicy.replay import read_calls
 from toolpolicy.replay.records import RecordedCall
 
@@ -50,20 +48,11 @@ AGENTS = {
 
 
 def _load(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return real_agent_harness.load_module(path, name, fresh=True)
 
 
 def _harness(agent: str) -> ModuleType:
-    if os.environ.get("TOOLPOLICY_SKIP_REAL_AGENTS"):
-        pytest.skip("TOOLPOLICY_SKIP_REAL_AGENTS is set")
-    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(f"the real-agent tests need node and npm; not on PATH: {', '.join(missing)}")
+    real_agent_harness.need_agents()
     harness = _load(HARNESS, "toolpolicy_tests_claude_client")
     version = {
         "claude": harness.DEFAULT_VERSION,

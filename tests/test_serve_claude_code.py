@@ -11,13 +11,10 @@ case, a trailing slash) is still the policy's hook, and an unknown protocol bloc
 
 from __future__ import annotations
 
-import importlib.util
 import io
-import os
 import shutil
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -25,6 +22,7 @@ from typing import Any
 
 import pytest
 
+import real_agent_harness
 from serve_process import ServeProcess
 
 pytestmark = pytest.mark.slow
@@ -65,17 +63,8 @@ hooks:
 
 @pytest.fixture(scope="module")
 def claude() -> ModuleType:
-    if os.environ.get("TOOLPOLICY_SKIP_REAL_AGENTS"):
-        pytest.skip("TOOLPOLICY_SKIP_REAL_AGENTS is set")
-    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(f"the real-agent tests need node and npm; not on PATH: {', '.join(missing)}")
-    spec = importlib.util.spec_from_file_location("toolpolicy_tests_claude_client", HARNESS)
-    assert spec is not None and spec.loader is not None
-    harness = sys.modules.get(spec.name) or importlib.util.module_from_spec(spec)
-    if spec.name not in sys.modules:
-        sys.modules[spec.name] = harness
-        spec.loader.exec_module(harness)
+    real_agent_harness.need_agents()
+    harness = real_agent_harness.load_module(HARNESS, "toolpolicy_tests_claude_client")
     try:
         harness.ensure_claude(None, harness.DEFAULT_VERSION, log=io.StringIO())
     except SystemExit as exc:
