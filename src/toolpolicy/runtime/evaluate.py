@@ -134,18 +134,21 @@ def _primary_hits(plan: ToolPlan, call: PreparedCall) -> tuple[list[Sequence[int
     return hits, whole
 
 
-def _unit_texts(view: ArgView, *, oversize: bool) -> list[bytes | None]:
-    """Each unit's texts joined for `PatternSet.match`, memoised on the (memoised) view."""
+def _unit_texts(view: ArgView, *, oversize: bool) -> tuple[bytes | None, ...]:
+    """Each unit's texts joined for `PatternSet.match`, memoised on the (memoised) view (a tuple
+    of bytes: the cyclic collector stops tracking it, where a list would stay on its books)."""
     key = "oversize" if oversize else "joined"
     memo = view.memo.get(key)
     if memo is None:
         single = len(view.units) == 1
-        memo = [
-            joined((), u.deny_texts + view.whole if single else u.deny_texts)
-            if oversize
-            else joined(u.allow_texts, u.deny_texts + view.whole if single else u.deny_texts)
-            for u in view.units
-        ]
+        memo = tuple(
+            [
+                joined((), u.deny_texts + view.whole if single else u.deny_texts)
+                if oversize
+                else joined(u.allow_texts, u.deny_texts + view.whole if single else u.deny_texts)
+                for u in view.units
+            ]
+        )
         view.memo[key] = memo
     return memo  # type: ignore[return-value]
 

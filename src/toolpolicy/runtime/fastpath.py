@@ -13,7 +13,7 @@ ways).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from .evaluate import _unit_texts, _whole_text
 from .kinds import ArgView, Unit, path
@@ -152,7 +152,7 @@ _NO_UNIT: tuple[Unit | None, ...] = (None,)
 
 def _pick(
     engine: Engine, plan: ToolPlan, args: dict[str, Any], context: Mapping[str, Any] | None, where: Where
-) -> tuple[list[int], list[bool], Any, tuple[Unit | None, ...]] | None:
+) -> tuple[Sequence[int], Sequence[bool], Any, tuple[Unit | None, ...]] | None:
     """Per unit of the primary argument: the best rule by the arguments (plan position, -1:
     none) and whether an allow may hold; the lexical path (path kind) and the units (`(None,)`
     without a primary value). None when the call needs the general flow."""
@@ -206,7 +206,7 @@ def _pick(
                 if picks is not None:
                     best = picks.get(plan.token, -3)
                     if best != -3:
-                        return [best], [allow_ok], lex, units  # this text under this plan, picked before
+                        return (best,), (allow_ok,), lex, units  # this text under this plan, picked before
                 best = -1
                 pset = plan.primary
                 if pset is not None:
@@ -223,7 +223,7 @@ def _pick(
                 static = plan.static_plain_pick[allow_ok]
                 if static is not None and (best < 0 or plan.ranks[static] > plan.ranks[best]):
                     best = static
-                picked = [best], [allow_ok], lex, units
+                picked = (best,), (allow_ok,), lex, units  # tuples: kept, and untracked by the collector
                 if when is None:  # no condition looked at the call: the pick is the text's and the plan's
                     _keep(view, "pick", plan.token, best)
                     if where is engine._where and where.cwd.startswith("/"):
@@ -381,7 +381,7 @@ def _deny_covers(view: ArgView) -> bool:
 _MAX_UNITS = 64  # more simple commands than this in one call: the general way
 
 
-def _combine(plan: ToolPlan, bests: list[int]) -> int:
+def _combine(plan: ToolPlan, bests: Sequence[int]) -> int:
     """The rule deciding several units (`rules.combine`): any deny, else any ask (the first such
     rule in file order), else allow when every unit is allowed; -1 when undecided."""
     if len(bests) == 1:
