@@ -1,0 +1,275 @@
+"""Red team, round 11b: agents' permission settings that `policy import` decides looser than the agent.
+
+Each probe writes an agent's own settings file, converts it with the entry `policy import` runs
+(`cli.import_cmd.run_import`: the importer, then the YAML the command writes), loads that YAML as
+the user would (`-o policy.yaml`) and decides calls with `Engine.decide`. A finding is a call the
+agent itself denies or asks about that the imported policy allows; it is a strict xfail until the
+importer is fixed. The probes that held are plain tests pinning the behaviour.
+
+Ground truth: Claude Code's documented settings semantics (the importer's own docstring reads hook
+matchers as unanchored JavaScript regexes); GitHub Copilot CLI 1.0.102's `--help` / `copilot help
+permissions` and runs of the real CLI through `tests/agents/copilot_client.py` (offline, fake model):
+`--deny-tool 'shell(echo)' 'shell(touch)'` denied `touch` ("denied due to the following rules:
+`shell(touch)`"), and `--allow-all-tools --deny-url=evil.example` denied the shell command
+`curl https://evil.example/x` ("... rules: `url(https://evil.example)`").
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from toolpolicy import Engine, load_policy
+from toolpolicy.cli.import_cmd import run_import
+from toolpolicy.errors import PolicyError
+from toolpolicy.policies.formats import import_document
+
+
+def _imported(fmt: str, settings: Path, out_dir: Path, *, hooks: bool = False) -> Engine:
+    """`policy import FMT SETTINGS -o OUT/policy.yaml`, then the engine of that file."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    output = out_dir / "policy.yaml"
+    text, _warnings = run_import(fmt, str(settings), str(output))
+    output.write_text(text, encoding="utf-8")
+    return Engine(load_policy(output), hooks=hooks)
+
+
+def _decide(engine: Engine, tool: str, args: dict, cwd: Path) -> str:
+    return engine.decide(tool, args, context={"cwd": str(cwd)}).decision
+
+
+def _edit(path: Path) -> dict:
+    return {"file_path": str(path), "old_string": "a", "new_string": "b"}
+
+
+# ---- R11b-F1: literal directories pasted into globs ----------------------------------------------
+#
+# Claude Code anchors a project settings file's `/path` rules at the project root, and
+# `additionalDirectories` names directories; both are literal paths. The importer writes them into
+# native globs unescaped (`anchor_rule`: `//<root>/secrets/**`; `_dir_pattern`: `//<dir>/**`), so a
+# `[...]` in the directory's name is a character class: the project's own deny no longer matches
+# its files, and acceptEdits' allow covers a sibling directory the user never named.
+
+ROOTS = ["proj", "proj [old]"]
+
+
+def _project(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    root = tmp_path / name
+    (root / ".claude").mkdir(parents=True)
+    (root / "secrets").mkdir()
+    settings = root / ".claude" / "settings.json"
+    # The team's project settings: everything may be read and edited except the secrets folder.
+    settings.write_text(
+        json.dumps(
+            {"permissions": {"allow": ["Read", "Edit"], "deny": ["Read(/secrets/**)", "Edit(/secrets/**)"]}}
+        ),
+        encoding="utf-8",
+    )
+    return root, settings
+
+
+def test_project_anchor_denies_under_a_plain_root(tmp_path: Path) -> None:
+    root, settings = _project(tmp_path, "proj")
+    engine = _imported("claude-code", settings, tmp_path / "out")
+    assert _decide(engine, "Read", {"file_path": str(root / "secrets" / "key")}, root) == "deny"
+    assert _decide(engine, "Edit", _edit(root / "secrets" / "key"), root) == "deny"
+    assert _decide(engine, "Read", {"file_path": str(root / "README.md")}, root) == "allow"
+
+
+@pytest.mark.xfail(
+    strict=True, reason="R11b-F1: a project root or additionalDirectories entry with `[..]` is read as a glob"
+)
+@pytest.mark.parametrize("case", ["project-root-deny", "accept-edits-directory"])
+def test_literal_directories_are_not_globs(tmp_path: Path, case: str) -> None:
+    if case == "project-root-deny":
+        # Claude Code denies reading `<root>/secrets/key` (its `/secrets/**` is under the project
+        # root `proj [old]`); the import's `//.../proj [old]/secrets/**` matches `proj o/...`,
+        # `proj d/...`, never the real folder, so the Read is allowed by `Read`.
+        root, settings = _project(tmp_path, "proj [old]")
+        engine = _imported("claude-code", settings, tmp_path / "out")
+        assert _decide(engine, "Read", {"file_path": str(root / "secrets" / "key")}, root) == "deny"
+        assert _decide(engine, "Edit", _edit(root / "secrets" / "key"), root) == "deny"
+    else:
+        # acceptEdits approves edits in the working directory and `data[2024]` only; Claude asks
+        # before editing `data2/`, a directory the user never added. The import's
+        # `//.../data[2024]/**` is `data2`, `data0`, `data4` ... and allows it.
+        (tmp_path / "data[2024]").mkdir()
+        (tmp_path / "data2").mkdir()
+        work = tmp_path / "work"
+        work.mkdir()
+        settings = tmp_path / "settings.json"
+        settings.write_text(
+            json.dumps(
+                {
+                    "permissions": {
+                        "defaultMode": "acceptEdits",
+                        "additionalDirectories": [str(tmp_path / "data[2024]")],
+                    }
+                }
+            ),
+            encoding="utf-8",
+        )
+        engine = _imported("claude-code", settings, tmp_path / "out")
+        assert _decide(engine, "Edit", _edit(tmp_path / "data2" / "run.sh"), work) == "ask"
+
+
+def test_accept_edits_directory_plain_name(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data2").mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    settings = tmp_path / "settings.json"
+    settings.write_text(
+        json.dumps(
+            {"permissions": {"defaultMode": "acceptEdits", "additionalDirectories": [str(tmp_path / "data")]}}
+        ),
+        encoding="utf-8",
+    )
+    engine = _imported("claude-code", settings, tmp_path / "out")
+    assert _decide(engine, "Edit", _edit(tmp_path / "data" / "x.py"), work) == "allow"
+    assert _decide(engine, "Edit", _edit(tmp_path / "data2" / "x.py"), work) == "ask"
+    assert _decide(engine, "Edit", _edit(work / "x.py"), work) == "allow"
+
+
+# ---- R11b-F2: a Claude Code PreToolUse hook dropped for its JavaScript matcher ---------------------
+#
+# Claude Code reads a hook matcher that is not a plain name list as a JavaScript regex, tested
+# unanchored on the tool name; JavaScript has lookahead, so `^(?!Read$).*` ("every tool but Read")
+# selects Bash and the hook's exit 2 blocks the call. The importer drops the whole group (a warning:
+# "its hooks are not imported", because RE2 lacks lookaround), so the blocking guard is gone and
+# the allow rule approves the command. Fail-closed reading: keep the hook on a broader matcher
+# (every tool), or refuse the import.
+
+BLOCKING_HOOK = {"type": "command", "command": "echo 'blocked by the team hook' >&2; exit 2"}
+
+
+def _hook_settings(tmp_path: Path, matcher: str) -> Path:
+    settings = tmp_path / "settings.json"
+    settings.write_text(
+        json.dumps(
+            {
+                "permissions": {"allow": ["Bash(ls *)"]},
+                "hooks": {"PreToolUse": [{"matcher": matcher, "hooks": [BLOCKING_HOOK]}]},
+            }
+        ),
+        encoding="utf-8",
+    )
+    return settings
+
+
+def test_hook_with_a_plain_regex_matcher_blocks(tmp_path: Path) -> None:
+    engine = _imported("claude-code", _hook_settings(tmp_path, "Ba.*|Write"), tmp_path / "out", hooks=True)
+    assert _decide(engine, "Bash", {"command": "ls -la"}, tmp_path) == "deny"
+
+
+@pytest.mark.xfail(
+    strict=True, reason="R11b-F2: a Claude PreToolUse hook whose JS matcher uses lookaround is dropped"
+)
+@pytest.mark.parametrize("matcher", ["^(?!Read$).*", "^(?!(Read|Grep|Glob)$)"])
+def test_hook_with_a_lookaround_matcher_still_blocks(tmp_path: Path, matcher: str) -> None:
+    engine = _imported("claude-code", _hook_settings(tmp_path, matcher), tmp_path / "out", hooks=True)
+    assert _decide(engine, "Bash", {"command": "ls -la"}, tmp_path) != "allow"
+
+
+# ---- R11b-F3: Copilot CLI's variadic --deny-tool ---------------------------------------------------
+#
+# `copilot --help`: `--deny-tool [<tools>...]`, `--allow-tool [<tools>...]`: every word up to the
+# next option is a pattern. The real CLI, run with `--allow-all-tools --deny-tool 'shell(echo)'
+# 'shell(touch)'`, refused `touch` citing `shell(touch)`. The importer keeps the first word only,
+# so the second deny is dropped and `--allow-all-tools` (default allow) runs `git push`.
+
+
+def _copilot(tmp_path: Path, line: str) -> Engine:
+    flags = tmp_path / "copilot.sh"
+    flags.write_text(line + "\n", encoding="utf-8")
+    return _imported("copilot", flags, tmp_path / "out")
+
+
+def test_copilot_first_deny_value_denies(tmp_path: Path) -> None:
+    engine = _copilot(tmp_path, "copilot --allow-all-tools --deny-tool 'shell(git push)' 'shell(rm)'")
+    assert _decide(engine, "bash", {"command": "git push origin main"}, tmp_path) == "deny"
+    assert _decide(engine, "bash", {"command": "ls"}, tmp_path) == "allow"
+
+
+@pytest.mark.xfail(strict=True, reason="R11b-F3: Copilot's variadic --deny-tool keeps only its first pattern")
+@pytest.mark.parametrize(
+    "line",
+    [
+        "copilot --allow-all-tools --deny-tool 'shell(rm)' 'shell(git push)'",
+        "copilot --allow-all-tools --deny-tool 'shell(rm)' 'shell(git push)' -p 'fix the bug'",
+        "copilot --allow-all-tools --excluded-tools bash_x bash",
+    ],
+    ids=["deny-tool", "deny-tool-then-option", "excluded-tools"],
+)
+def test_copilot_every_deny_value_denies(tmp_path: Path, line: str) -> None:
+    engine = _copilot(tmp_path, line)
+    command = {"command": "git push origin main"}
+    assert _decide(engine, "bash", command, tmp_path) == "deny"
+
+
+# ---- R11b-F4: Copilot CLI's URL denies also govern the shell ---------------------------------------
+#
+# `copilot help permissions`: `url(...)` patterns "apply to the shell and web-fetch tools". The
+# real CLI, run with `--allow-all-tools --deny-url=evil.example`, refused the shell command
+# `curl https://evil.example/x` (a rule `url(https://evil.example)`). The importer writes the deny
+# on `web_fetch` only, so under `--allow-all-tools` (default allow) the same download by `curl` or
+# `wget` is allowed; with `--allow-tool 'shell(curl:*)'` too.
+
+
+def test_copilot_url_deny_covers_web_fetch(tmp_path: Path) -> None:
+    engine = _copilot(tmp_path, "copilot --allow-all-tools --deny-url=evil.example")
+    assert _decide(engine, "web_fetch", {"url": "https://evil.example/x"}, tmp_path) == "deny"
+    assert _decide(engine, "web_fetch", {"url": "http://EVIL.example/x"}, tmp_path) == "deny"
+
+
+@pytest.mark.xfail(
+    strict=True, reason="R11b-F4: Copilot --deny-url / url() denies are not applied to shell commands"
+)
+@pytest.mark.parametrize(
+    ("line", "command"),
+    [
+        ("copilot --allow-all-tools --deny-url=evil.example", "curl -sS https://evil.example/x"),
+        ("copilot --allow-all-tools --deny-tool='url(evil.example)'", "wget -q https://evil.example/x"),
+        ("copilot --allow-tool='shell(curl:*)' --deny-url=evil.example", "curl https://evil.example/x"),
+    ],
+    ids=["deny-url", "deny-tool-url", "allowed-curl"],
+)
+def test_copilot_url_deny_covers_the_shell(tmp_path: Path, line: str, command: str) -> None:
+    engine = _copilot(tmp_path, line)
+    assert _decide(engine, "bash", {"command": command}, tmp_path) == "deny"
+
+
+# ---- held: hostile settings files are located errors, never tracebacks -----------------------------
+
+HOSTILE = [
+    ("claude-code", '{"permissions": {"allow": [null, 7, ["Bash"]], "additionalDirectories": [{}, 1e999]}}'),
+    (
+        "claude-code",
+        '{"permissions": {"defaultMode": ["acceptEdits"]}, "hooks": {"PreToolUse": [{"matcher": "("}]}}',
+    ),
+    (
+        "claude-code",
+        '{"hooks": {"PreToolUse": [{"matcher": 5, "hooks": [{"type": "command", "command": 7}]}]}}',
+    ),
+    ("claude-code", '{"autoMode": {"hard_deny": ["`rm -rf /`", 3, "Bash(rm:*)"]}, "permissions": []}'),
+    ("copilot", "copilot --deny-tool '\x00(x)' --allow-tool 'shell(' --deny-url ':::'\n"),
+    ("cursor", '{"permissions": {"deny": ["Mcp(,)", "Read()", "Shell(\\u0000)"]}}'),
+    (
+        "gemini",
+        '[[rule]]\ntoolName = ["run_shell_command", 1]\ncommandRegex = "(a+)+$"\ndecision = "allow"\n',
+    ),
+    ("codex", 'prefix_rule(pattern = [], decision = "allow")\n'),
+]
+
+
+@pytest.mark.parametrize(("fmt", "text"), HOSTILE, ids=[f"{f}-{i}" for i, (f, _) in enumerate(HOSTILE)])
+def test_hostile_settings_never_raise_anything_but_policy_error(tmp_path: Path, fmt: str, text: str) -> None:
+    path = tmp_path / ("settings.json" if fmt != "codex" else "default.rules")
+    path.write_text(text, encoding="utf-8")
+    try:
+        result = import_document(text, format=fmt, path=str(path))
+    except PolicyError:
+        return
+    assert isinstance(result.document, dict)
