@@ -181,7 +181,6 @@ HOME_READS = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R11a-F1: a same-call HOME= moves ~ and bare cd; ~/.ssh key read")
 @pytest.mark.parametrize(("policy", "command"), HOME_READS)
 def test_a_same_call_home_assignment_moves_the_tilde_onto_the_denied_key(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str
@@ -190,9 +189,6 @@ def test_a_same_call_home_assignment_moves_the_tilde_onto_the_denied_key(
     assert decide(engines, policy, command, dirs) != "allow"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11a-F1: HOME=.claude; echo > ~/settings.json is not a protected write"
-)
 @pytest.mark.parametrize("policy", ["bypass", "yolo"])
 def test_a_same_call_home_assignment_hides_a_protected_write(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str
@@ -200,6 +196,28 @@ def test_a_same_call_home_assignment_hides_a_protected_write(
     command = "HOME=.claude; echo PWNED > ~/settings.json"
     assert wrote(command, dirs) == "PWNED\n"
     assert decide(engines, policy, command, dirs) != "allow"
+
+
+# The edges of the R11a-F1 fix: a HOME given a value no later `~` reads changes nothing; one the
+# text does not show makes a later `~` any file (never allowed, whatever the mode); a branch may
+# leave the old home or the new in effect, and a child shell (`bash -c`) inherits the new one.
+@pytest.mark.parametrize(
+    ("policy", "command", "expected"),
+    [
+        ("user", "export HOME=/tmp/x; cat notes.txt", "allow"),  # no `~` after it: nothing changes
+        ("user", "export HOME=/tmp/x; cat ~/notes.txt", "allow"),  # `~` is /tmp/x: no rule covers it
+        ("yolo", "read HOME < /dev/null; cat ~/notes.txt", "ask"),  # HOME unknown: never allowed
+        ("yolo", "declare -n h=HOME; h=/x; cat ~/notes.txt", "ask"),  # assigned through a nameref
+        ("user", "test -n x && HOME=~/.ssh; cat ~/id_rsa", "deny"),  # the branch may have set it
+        ("bypass", "HOME=~/.ssh bash -c 'cat ~/id_rsa'", "deny"),  # the child shell's `~`
+        ("bypass", "env HOME=~/.ssh bash -c 'cat ~/id_rsa'", "deny"),
+        ("yolo", "HOME=.claude; cd; echo PWNED > settings.json", "deny"),  # a bare `cd` goes there
+    ],
+)
+def test_a_home_assigned_in_the_text_is_where_later_tildes_point(
+    engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str, expected: str
+) -> None:
+    assert decide(engines, policy, command, dirs) == expected
 
 
 # R11a-F2. Code that bash evaluates later in the same call (a quoted `a[$(cmd)]` subscript given to

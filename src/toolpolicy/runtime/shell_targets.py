@@ -564,7 +564,7 @@ def _posix_bracket_end(pattern: str, i: int) -> int:
 
 
 def _escape(text: str) -> str:
-    return "".join("\\" + c if c in "*?[]{}\\" else c for c in text)
+    return shell_words.glob_escape(text)
 
 
 def _unescape(text: str) -> str:

@@ -79,8 +79,8 @@ import shlex
 from collections.abc import Iterable, Sequence
 
 from ...vocabulary.lazy_regex import lazy_compile
-from ...vocabulary.records import Record
 from . import ArgView, CompiledPattern, Unit
+from .shell_assigns import ASSIGNING_BUILTINS, SAFE_ENV, assigns_only_safe, home_forms, safe_assign
 from .shell_hosts import NET_PROGRAMS, host_reading
 from .shell_knowledge import ALL_DATA, GUARDING, Analysis, Spec, Table, analyse, bundled
 from .shell_parse import (
@@ -94,6 +94,7 @@ from .shell_parse import (
     parse_script,
 )
 from .shell_words import HOME, UNKNOWN, ansi_c, expand_braces, target_pattern
+from .shell_words import glob_escape as _escape
 from .shell_wrappers import (
     ALLOW_WRAPPERS,
     ASSIGNMENT,
@@ -115,9 +116,6 @@ from .shell_wrappers import (
 __all__ = ["MAX_COMMAND_CHARS", "MAX_DEPTH", "SAFE_ENV", "compile_spec", "view"]
 
 MAX_COMMAND_CHARS = 10_000
-SAFE_ENV = frozenset(
-    {"NODE_ENV", "CI", "LANG", "LANGUAGE", "TZ", "NO_COLOR", "FORCE_COLOR", "TERM"} | {"COLUMNS", "LINES"}
-)  # plus LC_* (see _safe_assign)
 _MAX_FALLBACK_PIECES = 2_000
 _MAX_STAGES = 32  # see-through stages kept per command (deny texts grow with their square)
 _SURROGATE = lazy_compile("[\ud800-\udfff]")
@@ -448,6 +446,38 @@ def _through_links(unit: Unit, links: list[str]) -> Unit:
     return unit._replace(writes=more(unit.writes), reads=more(unit.reads))
 
 
+def _rehome(unit: Unit, homes: list[str], bases: tuple[str, ...]) -> Unit:
+    """A unit run after `HOME` was given a value in the same text (`homes`: each value's target
+    pattern): a file under `~` or `$HOME` is also checked under each value, as bash expands `~`
+    from the value HOME holds when it expands the word (all kept: a branch may have set any).
+    Under a value the text does not show (`read HOME`) it may be any file: the unit is opaque."""
+    opaque = unit.opaque
+
+    def more(targets: tuple[str, ...]) -> tuple[str, ...]:
+        nonlocal opaque
+        out = list(targets)
+        for t in targets:
+            soft = SOFT if t.startswith(SOFT) else ""
+            body = t[len(soft) :]
+            if not body.startswith(_DYN) or HOME not in body:
+                continue
+            for form in homes:
+                opaque = opaque or UNKNOWN in form
+                moved = body[1:].replace(HOME, form)
+                if moved.startswith(("/", HOME, "~", UNKNOWN)):
+                    out.append(soft + _DYN + moved)
+                else:  # a relative value (`HOME=.claude`): under the directory the command runs in
+                    out.extend(soft + _join_base(b, moved, True) for b in bases)
+        return _uniq(out) if len(out) > len(targets) else targets
+
+    writes, reads = more(unit.writes), more(unit.reads)
+    if writes is unit.writes and reads is unit.reads:
+        return unit
+    return unit._replace(
+        writes=writes, reads=reads, opaque=opaque, allow_texts=() if opaque else unit.allow_texts
+    )
+
+
 def _sets_cdpath(cmd: Command) -> bool:
     """`CDPATH=...` as an assignment or an `export`/`declare` argument: `cd NAME` may search it."""
     for words in (cmd.assigns, cmd.words):
@@ -496,7 +526,8 @@ class _Walk:
 
     def script(self, text: str, depth: int, *, taint: bool, bases: tuple[str, ...]) -> list[Unit]:
         commands = parse_script(text, depth)
-        if len(commands) == 1:  # the common case: one command, so no links, `cd` or consumer to follow
+        if len(commands) == 1 and "HOME" not in commands[0].raw:
+            # the common case: one command, so no links, `cd`, `HOME` or consumer to follow
             only, stdin_code, _, _ = self.command(commands[0], depth, taint, bases)
             if not stdin_code:
                 return only
@@ -504,9 +535,15 @@ class _Walk:
         stdin = False
         consumers: list[int] = []  # commands that run the code reaching their standard input
         links: list[str] = []  # names `ln`/`cp -s` gave to links earlier in this text
+        homes: list[str] = []  # values `HOME` was given in this text (target patterns)
         several = len(commands) > 1  # a consumer matters only beside a command that prints
         for i, cmd in enumerate(commands):
             more, stdin_code, interprets, cdpath = self.command(cmd, depth, taint, bases)
+            if "HOME" in cmd.raw:  # `HOME=~/.ssh; cat ~/id_rsa`: `~` is what HOME holds then
+                values = [w.value for w in cmd.words]
+                homes.extend(f for f in home_forms(cmd, _allow_start(values)) or () if f not in homes)
+            if homes:  # (the command's own units too: `HOME=x cd`, `HOME=x bash -c 'cat ~/y'`)
+                more = [_rehome(u, homes, bases) for u in more]
             units.extend(_through_links(u, links) for u in more) if links else units.extend(more)
             words = cmd.words
             if words and basename(words[0].value) in _LINKERS:
@@ -1063,10 +1100,6 @@ _DYN = "\x00"
 SOFT = "\x05"  # a write by the nature of the command (`rm x`, `cp a b`): path denies/asks only
 
 
-def _escape(text: str) -> str:
-    return "".join("\\" + c if c in "*?[]{}\\" else c for c in text)
-
-
 def _join_base(base: str, rel: str, rel_is_pattern: bool) -> str:
     if not base:
         return (_DYN + rel) if rel_is_pattern else _unescape_literal(rel)
@@ -1301,89 +1334,14 @@ def _allow_blocked(cmd: Command, k0: int, name: str) -> bool:
     if head.dynamic or head.globby:
         return True
     for a in cmd.assigns:
-        if not _safe_assign(a.value) or "@P}" in a.raw or "${!" in a.raw:
+        if not safe_assign(a.value) or "@P}" in a.raw or "${!" in a.raw:
             return True
     for w in cmd.words:
         if "@P}" in w.raw or "${!" in w.raw:
             return True  # ${x@P} and ${!x} evaluate the variable's value (`a[$(cmd)]` runs cmd)
-    if name in _ASSIGNING_BUILTINS and not _assigns_only_safe(name, cmd.words[k0 + 1 :]):
+    if name in ASSIGNING_BUILTINS and not assigns_only_safe(name, cmd.words[k0 + 1 :]):
         return True  # `printf -v PATH %s .`, `read PATH <<< .`: PATH assigned, as `PATH=.` does
     return name in _EVAL_BUILTINS and _subscript_injection(cmd.words[k0:])
-
-
-class _Assigns(Record):
-    """How a builtin names the variables it assigns: its options that take a value, those whose
-    value is a variable name, and which operands are names (`all`, or one position)."""
-
-    takes: str
-    names: str
-    operands: int | None  # None: none; -1: every operand; k: the k-th operand
-
-
-_ASSIGNING_BUILTINS = {
-    "printf": _Assigns("v", "v", None),  # `printf -v NAME FORMAT`
-    "read": _Assigns("adinNptu", "a", -1),  # `read [-a NAME] NAME...`
-    "mapfile": _Assigns("dnOsuCc", "", -1),  # `mapfile [-C CALLBACK] [NAME]`
-    "readarray": _Assigns("dnOsuCc", "", -1),
-    "getopts": _Assigns("", "", 1),  # `getopts OPTSTRING NAME [ARGS]`
-}
-
-
-def _assigns_only_safe(name: str, words: Sequence[Word]) -> bool:
-    """Whether a builtin that assigns the variables it names (`printf -v`, `read`, `mapfile`,
-    `readarray`, `getopts`) assigns only `SAFE_ENV` ones; a name not known (an expansion), or
-    `mapfile -C CALLBACK` (the callback is evaluated), is never safe."""
-    spec = _ASSIGNING_BUILTINS[name]
-    names: list[tuple[str, bool]] = []  # (the name, whether it is an expansion)
-    operands: list[tuple[str, bool]] = []
-    i = 0
-    while i < len(words):
-        w = words[i]
-        v = w.value
-        if v == "--":
-            operands.extend((x.value, x.dynamic) for x in words[i + 1 :])
-            break
-        if w.dynamic and v.startswith("-"):
-            return False  # `printf -v"$X"`: an option the words do not show
-        if not v.startswith("-") or len(v) == 1 or w.dynamic:
-            operands.extend((x.value, x.dynamic) for x in words[i:])  # options end at the first operand
-            break
-        for j, c in enumerate(v[1:], 1):
-            if c not in spec.takes:
-                continue
-            if c == "C":
-                return False
-            given = (v[j + 1 :], False) if v[j + 1 :] else None
-            if given is None and i + 1 < len(words):
-                i += 1
-                given = (words[i].value, words[i].dynamic)
-            if c in spec.names and given is not None:
-                names.append(given)
-            break
-        i += 1
-    if spec.operands == -1:
-        names.extend(operands)
-    elif spec.operands is not None:
-        names.extend(operands[spec.operands : spec.operands + 1])
-    return all(not dynamic and _safe_variable(n.split("[", 1)[0]) for n, dynamic in names if n or dynamic)
-
-
-def _safe_variable(name: str) -> bool:
-    """Whether a shell variable a builtin assigns (`read line`) changes how no later command runs:
-    a `SAFE_ENV` one, or a name with a lower-case letter, the shell's convention for its own
-    variables, other than the proxy variables programs read (`http_proxy`). Upper-case names may
-    be exported and read by programs (`PATH`, `GIT_PAGER`, `LD_PRELOAD`)."""
-    if _safe_assign(name + "="):
-        return True
-    return any(c.islower() for c in name) and name.lower() not in _LOWER_CASE_ENV
-
-
-_LOWER_CASE_ENV = frozenset({"http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy"})
-
-
-def _safe_assign(assignment: str) -> bool:
-    name = assignment.split("=", 1)[0].rstrip("+")
-    return name in SAFE_ENV or re.fullmatch(r"LC_[A-Z]+", name) is not None
 
 
 def _subscript_injection(words: Sequence[Word]) -> bool:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from .shell_words import TREE, Word
+from .shell_words import glob_escape as _escape
 
 _PATTERN = "\x00"
 _MAX_SOURCES = 16  # sources joined to a destination by name; past it the destination is a tree
@@ -141,7 +142,3 @@ def _remote(value: str) -> bool:
     """`host:path`, `user@host:path`, `rsync://...`: a destination on another machine (rsync, scp)."""
     head = value.split("/", 1)[0]
     return ":" in head and not value.startswith(("./", "/"))
-
-
-def _escape(text: str) -> str:
-    return "".join("\\" + c if c in "*?[]{}\\" else c for c in text)

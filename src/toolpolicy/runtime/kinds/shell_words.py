@@ -391,6 +391,11 @@ _HOME_VAR = lazy_compile(r"\$(?:HOME\b|\{HOME(?:[:]?[-=?+][^}]*)?\})")
 _GLOB_SPECIALS = "*?[]{}\\^"  # `^`: so that `[\^x]` stays a literal `^`, not bash's `[^x]`
 
 
+def glob_escape(text: str) -> str:
+    """`text` as a bash glob that names it literally (the target patterns' specials escaped)."""
+    return "".join("\\" + c if c in "*?[]{}\\" else c for c in text)
+
+
 def target_pattern(raw: str) -> str:
     """A word that names a file, as a bash glob of what it may expand to (quoted specials escaped).
 

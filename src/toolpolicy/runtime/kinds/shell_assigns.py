@@ -1,0 +1,157 @@
+"""The shell variables one simple command assigns, and what `HOME` becomes (SPEC 3 `shell`).
+
+Place in the pipeline: runtime, view time, beside the walk of `shell.py`, which asks two things:
+
+* whether a builtin that assigns the variables it names (`printf -v`, `read`, `mapfile`,
+  `readarray`, `getopts`) assigns only harmless ones (`assigns_only_safe`: else the command is
+  never allowable, as `PATH=.` is not);
+* what `~`, `$HOME` and a bare `cd` name after a command of the same text gave `HOME` a value
+  (`home_forms`): bash expands `~` from the value `HOME` has when the word is expanded, so
+  `HOME=~/.ssh; cat ~/id_rsa` reads `~/.ssh/id_rsa`. The forms are target patterns (the
+  `shell_words.target_pattern` language: `HOME`, `UNKNOWN` markers); `UNKNOWN` when the value is
+  not in the text (`read HOME`, `printf -v HOME`, a name reached through `declare -n`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ...vocabulary.records import Record
+from .shell_parse import Command, Word
+from .shell_words import UNKNOWN, target_pattern
+from .shell_words import glob_escape as _escape
+
+SAFE_ENV = frozenset(
+    {"NODE_ENV", "CI", "LANG", "LANGUAGE", "TZ", "NO_COLOR", "FORCE_COLOR", "TERM"} | {"COLUMNS", "LINES"}
+)  # plus LC_* (see safe_assign)
+
+
+class _Assigns(Record):
+    """How a builtin names the variables it assigns: its options that take a value, those whose
+    value is a variable name, and which operands are names (`all`, or one position)."""
+
+    takes: str
+    names: str
+    operands: int | None  # None: none; -1: every operand; k: the k-th operand
+
+
+ASSIGNING_BUILTINS = {
+    "printf": _Assigns("v", "v", None),  # `printf -v NAME FORMAT`
+    "read": _Assigns("adinNptu", "a", -1),  # `read [-a NAME] NAME...`
+    "mapfile": _Assigns("dnOsuCc", "", -1),  # `mapfile [-C CALLBACK] [NAME]`
+    "readarray": _Assigns("dnOsuCc", "", -1),
+    "getopts": _Assigns("", "", 1),  # `getopts OPTSTRING NAME [ARGS]`
+}
+DECLARING = frozenset({"export", "declare", "typeset", "local", "readonly"})  # take `NAME=VALUE` operands
+
+
+def assigned_names(name: str, words: Sequence[Word]) -> list[tuple[str, bool]] | None:
+    """The variables the assigning builtin `name` assigns, as (name, whether it is an expansion);
+    None when its words do not show them all: an option only known when the command runs
+    (`printf -v"$X"`), or `mapfile -C CALLBACK` (the callback is evaluated)."""
+    spec = ASSIGNING_BUILTINS[name]
+    names: list[tuple[str, bool]] = []
+    operands: list[tuple[str, bool]] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        v = w.value
+        if v == "--":
+            operands.extend((x.value, x.dynamic) for x in words[i + 1 :])
+            break
+        if w.dynamic and v.startswith("-"):
+            return None  # `printf -v"$X"`: an option the words do not show
+        if not v.startswith("-") or len(v) == 1 or w.dynamic:
+            operands.extend((x.value, x.dynamic) for x in words[i:])  # options end at the first operand
+            break
+        for j, c in enumerate(v[1:], 1):
+            if c not in spec.takes:
+                continue
+            if c == "C":
+                return None
+            given = (v[j + 1 :], False) if v[j + 1 :] else None
+            if given is None and i + 1 < len(words):
+                i += 1
+                given = (words[i].value, words[i].dynamic)
+            if c in spec.names and given is not None:
+                names.append(given)
+            break
+        i += 1
+    if spec.operands == -1:
+        names.extend(operands)
+    elif spec.operands is not None:
+        names.extend(operands[spec.operands : spec.operands + 1])
+    return [(n.split("[", 1)[0], dynamic) for n, dynamic in names if n or dynamic]
+
+
+def assigns_only_safe(name: str, words: Sequence[Word]) -> bool:
+    """Whether an assigning builtin assigns only variables that change how no later command runs
+    (`safe_variable`); a name not known (an expansion), or `mapfile -C`, is never safe."""
+    names = assigned_names(name, words)
+    return names is not None and all(not dynamic and safe_variable(n) for n, dynamic in names)
+
+
+def safe_variable(name: str) -> bool:
+    """Whether a shell variable a builtin assigns (`read line`) changes how no later command runs:
+    a `SAFE_ENV` one, or a name with a lower-case letter, the shell's convention for its own
+    variables, other than the proxy variables programs read (`http_proxy`). Upper-case names may
+    be exported and read by programs (`PATH`, `GIT_PAGER`, `LD_PRELOAD`)."""
+    if safe_assign(name + "="):
+        return True
+    return any(c.islower() for c in name) and name.lower() not in _LOWER_CASE_ENV
+
+
+_LOWER_CASE_ENV = frozenset({"http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy"})
+
+
+def safe_assign(assignment: str) -> bool:
+    name = assignment.split("=", 1)[0].rstrip("+")
+    return name in SAFE_ENV or re.fullmatch(r"LC_[A-Z]+", name) is not None
+
+
+# --------------------------------------------------------------------------- HOME
+
+
+def home_forms(cmd: Command, k0: int) -> list[str] | None:
+    """What `HOME` may hold after `cmd` (its program at `words[k0]`, wrappers stripped), as target
+    patterns; None when the command gives `HOME` no value.
+
+    A value written out (`HOME=~/.ssh`, `export HOME=/tmp/x`, `declare HOME=.claude`) is its
+    pattern, with `~` read from the home before it; a value the text does not show is `UNKNOWN`:
+    `read HOME`, `printf -v HOME`, `mapfile`, a variable named by an expansion (`read "$v"`),
+    `HOME+=x`, and a name bound to `HOME` by `declare -n` (its later assignments are HOME's)."""
+    words = cmd.words[k0:]
+    name = words[0].value if words else ""
+    builtin = name in DECLARING or name in ASSIGNING_BUILTINS  # read precisely below
+    forms: list[str] = []
+    # a prefix assignment, and any `HOME=` word of another program: `env HOME=x bash -c 'cat ~/y'`,
+    # `sudo HOME=x ...` (at worst an operand that only looks like one: more files checked)
+    for a in (*cmd.assigns, *(cmd.words[:k0] if builtin else cmd.words)):
+        if a.value.startswith(("HOME=", "HOME+=")):
+            forms.append(_value_form(a))
+    if builtin:
+        if name in DECLARING:
+            nameref = any(w.value.startswith("-") and "n" in w.value for w in words[1:])
+            for w in words[1:]:
+                v = w.value
+                if w.dynamic and not v.startswith("-") and "=" not in v.split("$", 1)[0]:
+                    forms.append(UNKNOWN)  # `declare "$v=x"`: a name the text does not show
+                elif v.startswith(("HOME=", "HOME+=")):
+                    forms.append(UNKNOWN if nameref else _value_form(w))
+                elif nameref and v.endswith("=HOME"):
+                    forms.append(UNKNOWN)  # `declare -n h=HOME; h=x` assigns HOME through h
+        elif name in ASSIGNING_BUILTINS:
+            names = assigned_names(name, words[1:])
+            if names is None or any(dynamic or n == "HOME" for n, dynamic in names):
+                forms.append(UNKNOWN)
+    return forms or None
+
+
+def _value_form(word: Word) -> str:
+    """The pattern of what `NAME=VALUE` (or `NAME+=VALUE`) gives its variable."""
+    raw = word.raw
+    if word.value[4:5] == "+" or not raw.startswith(word.value[:5]):
+        # `HOME+=x`: appended to a value the text may not show; `"HOME=$x"`: quoted as a whole
+        return UNKNOWN if word.dynamic or word.value[4:5] == "+" else _escape(word.value[5:])
+    return target_pattern(raw[5:])
