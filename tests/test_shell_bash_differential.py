@@ -81,6 +81,13 @@ SNIPPETS = [
     "zq1 | while read l; do zq2; done",
     "echo x | zq1 -n 1 zq2",
     "trap 'zq9' USR1; zq1",
+    # code bash evaluates later in the same text (the round-11 review): quoted subscripts given to
+    # a builtin or an arithmetic context, `${x@P}`, `PS4` under `set -x`, a `mapfile` callback
+    "[ -v 'a[$(zq1)]' ]; [[ -v 'a[$(zq2)]' ]]; [[ 'a[$(zq3)]' -eq 1 ]]; (( 'a[$(zq4)]' ))",
+    "printf -v 'a[$(zq1)]' x; declare 'b[$(zq2)]=1'",
+    "x='$(zq1 y)'; echo ${x@P}",
+    "export PS4='$(zq1)'; set -x; true",
+    "printf 'a\\nb\\n' | mapfile -t -c 1 -C 'zq1' arr",
 ]
 
 ATOMS = ["zq{n}", "zq{n} a", "zq{n} 'q x'", 'zq{n} "$(zq{m})"', "zq{n} $(zq{m} b)", "zq{n} `zq{m}`"]

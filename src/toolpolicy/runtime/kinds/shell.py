@@ -121,7 +121,7 @@ _MAX_STAGES = 32  # see-through stages kept per command (deny texts grow with th
 _SURROGATE = lazy_compile("[\ud800-\udfff]")
 _EVAL_BUILTINS = frozenset(
     {"let", "declare", "typeset", "local", "export", "readonly", "printf", "read", "unset"}
-    | {"test", "[", "[[", "mapfile", "readarray", "wait", "getopts"}
+    | {"test", "[", "[[", "((", "mapfile", "readarray", "wait", "getopts"}
 )
 
 
@@ -595,7 +595,9 @@ class _Walk:
             allow = () if taint else (full,)
             deny = _uniq([raw, full, *_latent_texts(cmd, depth)])
             unit = Unit(allow, deny, writes=redir_writes, reads=redir_reads)
-            return [unit], False, False, "CDPATH=" in full and _sets_cdpath(cmd)
+            latent = _latent_scripts(cmd)  # `x='a[$(cat .env)]'`: bash may run it later in the text
+            units = [unit, *self.latent(latent, depth, bases)] if latent else [unit]
+            return units, False, False, "CDPATH=" in full and _sets_cdpath(cmd)
         values = [*map(_VALUE, words)]  # (`[w.value for w in words]` without a comprehension's frame)
         first = values[0]
         base0 = basename(first) if "/" in first else first
@@ -726,6 +728,11 @@ class _Walk:
                 False,
             ),
         )
+        if (assigns or base0 in _EVAL_BUILTINS) and (latent := _latent_scripts(cmd)):
+            if facts is _NO_FACTS:
+                facts = _Facts()
+            for text in latent:  # `printf -v 'a[$(cat .env)]' x`, `export PS4='$(...)'`: run later
+                facts.scripts.setdefault(text, False)
         if not facts.scripts and (
             (name not in _SCRIPT_NAMES and _no_find_exec(values, joined))
             if plain
@@ -921,6 +928,10 @@ class _Walk:
             facts.scripts[filled] = facts.scripts.get(filled, False) or tainted
         if not seps:
             facts.stdin_code = True
+
+    def latent(self, scripts: list[str], depth: int, bases: tuple[str, ...]) -> list[Unit]:
+        """The units of code an assignment stores for bash to run later (`_latent_scripts`)."""
+        return [u for text in scripts for u in self.script(text, depth + 1, taint=False, bases=bases)]
 
     def nested(
         self,
@@ -1449,6 +1460,28 @@ def _latent_texts(cmd: Command, depth: int) -> list[str]:
                         out.extend(_stage_texts(values, k))
         except Unparseable:
             continue  # best effort: the word is data as far as bash is concerned right now
+    return out
+
+
+def _latent_scripts(cmd: Command) -> list[str]:
+    """The code an assignment or an evaluating builtin's argument stores for bash to run later in
+    the same text: the commands of a quoted `$(...)` or backquote (`x='a[$(cat .env)]'` runs when
+    arithmetic reads `$x`, `${x@P}` expands it, `export PS4='$(...)'` with `set -x`, `printf -v
+    'a[$(...)]'` at once) and a code variable's value (`PROMPT_COMMAND`, `GIT_PAGER`). Each is
+    walked as a script of its own, so the files it reads and writes meet the path rules (the same
+    commands' texts are deny texts of the command itself: `_latent_texts`)."""
+    out: list[str] = []
+    evaluating = bool(cmd.words) and basename(cmd.words[0].value) in _EVAL_BUILTINS
+    for word in cmd.assigns + (cmd.words if evaluating else ()):
+        name, eq, value = word.value.partition("=")
+        if eq and name in _CODE_VARIABLES:
+            out.append(value.removeprefix("|").removesuffix(" %s"))
+        if "$(" not in word.value and "`" not in word.value:
+            continue
+        try:
+            out.extend(find_substitutions(word.value))
+        except Unparseable:
+            continue  # an unbalanced `$(`: no command substitution bash could run
     return out
 
 

@@ -646,12 +646,36 @@ class _Walker:
         self.add(node, (), tuple(words), redirs, ())
 
     def pseudo(self, node: Node, depth: int, redirs: _Redirs, name: str) -> None:
-        """`[[ ... ]]` / `(( ... ))` as a command named `[[` / `((` whose words are its tokens."""
-        for child in node.children:
-            if child.is_named:
-                self.word(child, depth)  # the substitutions inside run
-        words = [_token_word(t) for t in self.src(node).split()]
+        """`[[ ... ]]`, `[ ... ]` / `(( ... ))` as a command named by its opening token, whose words
+        are the expression's operators and operands as bash reads them, in source order: quotes
+        removed, and a quoted operand one word however many spaces it holds (`'a[$(rm x)]'`,
+        which `-v`, `-eq` and `((` evaluate as a subscript). The substitutions inside run."""
+        leaves: list[tuple[int, int, Word]] = []
+        self.leaves(node, depth, leaves)
+        words: list[Word] = []
+        end = -1
+        for start, stop, w in leaves:  # pieces with no space between are one word (`i++`)
+            if start == end and words:
+                last = words[-1]
+                w = Word(
+                    last.value + w.value, last.raw + w.raw, last.dynamic or w.dynamic, last.globby or w.globby
+                )
+                words[-1] = w
+            else:
+                words.append(w)
+            end = stop
         self.add(node, (), tuple(words), redirs, ())
+
+    def leaves(self, node: Node, depth: int, out: list[tuple[int, int, Word]]) -> None:
+        """The pieces of an expression (`pseudo`), with their byte ranges: operands through `word`,
+        operator tokens as written."""
+        for child in node.children:
+            if child.type.endswith("_expression"):  # unary, binary, ternary, parenthesized...
+                self.leaves(child, depth, out)
+            elif child.is_named:
+                out.append((child.start_byte, child.end_byte, self.word(child, depth)))
+            elif child.type.strip():
+                out.append((child.start_byte, child.end_byte, _token_word(self.src(child))))
 
     def redirected(self, node: Node, depth: int, redirs: _Redirs, level: int) -> None:
         body: Node | None = None

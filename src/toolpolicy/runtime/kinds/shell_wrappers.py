@@ -8,7 +8,7 @@ simple command's words (plain strings, quotes already removed):
   on anything unexpected, so an odd wrapper is left in place and the allow rule must name it;
   `strict=False` (deny side) skips whatever looks like an option, to see through as much as possible;
 * which strings will be run as shell code? (`bash -c STR`, `eval ...`, `watch STR`, `su -c STR`,
-  `flock F -c STR`, `env -S STR`, `trap STR SIG`, `alias n=STR`, `sudo -s ARGS`);
+  `flock F -c STR`, `env -S STR`, `trap STR SIG`, `alias n=STR`, `mapfile -C STR`, `sudo -s ARGS`);
 * is it exec-capable, i.e. able to run an arbitrary command that a prefix rule would let through?
 
 Nothing here parses shell syntax; words in, indices and strings out.
@@ -440,6 +440,31 @@ def _trap_scripts(args: Sequence[str]) -> list[Script]:
     return []
 
 
+def _mapfile_scripts(args: Sequence[str]) -> list[Script]:
+    """`mapfile`/`readarray -C CALLBACK`: bash evaluates CALLBACK (with an index and the line
+    appended) every `-c` lines read. Options that take a value (`-d -n -O -s -u -C -c`) take the
+    rest of their cluster or the next word (`-tC cb`, `-Ccb`, `-C cb`)."""
+    out: list[Script] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--" or not a.startswith("-") or a == "-":
+            break
+        for j in range(1, len(a)):
+            if a[j] not in "dnOsuCc":
+                continue
+            if j + 1 < len(a):  # the value is the rest of the cluster
+                if a[j] == "C":
+                    out.append(((i,), j + 1))
+            elif i + 1 < len(args):  # the value is the next word
+                i += 1
+                if a[j] == "C":
+                    out.append(((i,), 0))
+            break
+        i += 1
+    return out
+
+
 def _alias_scripts(args: Sequence[str]) -> list[Script]:
     return [((i,), a.index("=") + 1) for i, a in enumerate(args) if ASSIGNMENT.match(a)]
 
@@ -462,6 +487,8 @@ _SCRIPT_FINDERS: dict[str, Callable[[Sequence[str]], list[Script]]] = {
     "flock": _flock_scripts,
     "env": _env_scripts,
     "trap": _trap_scripts,
+    "mapfile": _mapfile_scripts,
+    "readarray": _mapfile_scripts,
     "alias": _alias_scripts,
     "sudo": _sudo_scripts,
 }
