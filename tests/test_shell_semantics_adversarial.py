@@ -322,7 +322,6 @@ REBINDS = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R11a-F5: hash -p / BASH_CMDS / BASH_ALIASES rebind ls to cat")
 @pytest.mark.parametrize(("policy", "command"), REBINDS)
 def test_a_name_table_rebinding_reads_the_denied_file(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str
@@ -331,7 +330,6 @@ def test_a_name_table_rebinding_reads_the_denied_file(
     assert decide(engines, policy, command, dirs) != "allow"
 
 
-@pytest.mark.xfail(strict=True, reason="R11a-F5: hash -p /bin/rm ls makes ls -rf delete past Bash(rm *)")
 @pytest.mark.parametrize("policy", ["user", "bypass", "yolo"])
 def test_a_hashed_rm_under_another_name_is_denied(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str

@@ -80,7 +80,15 @@ from collections.abc import Iterable, Sequence
 
 from ...vocabulary.lazy_regex import lazy_compile
 from . import ArgView, CompiledPattern, Unit
-from .shell_assigns import ASSIGNING_BUILTINS, SAFE_ENV, assigns_only_safe, home_forms, safe_assign
+from .shell_assigns import (
+    ASSIGNING_BUILTINS,
+    SAFE_ENV,
+    alias_values,
+    assigns_only_safe,
+    home_forms,
+    rebinds,
+    safe_assign,
+)
 from .shell_hosts import NET_PROGRAMS, host_reading
 from .shell_knowledge import ALL_DATA, GUARDING, Analysis, Spec, Table, analyse, bundled
 from .shell_parse import (
@@ -121,7 +129,7 @@ _MAX_STAGES = 32  # see-through stages kept per command (deny texts grow with th
 _SURROGATE = lazy_compile("[\ud800-\udfff]")
 _EVAL_BUILTINS = frozenset(
     {"let", "declare", "typeset", "local", "export", "readonly", "printf", "read", "unset"}
-    | {"test", "[", "[[", "((", "mapfile", "readarray", "wait", "getopts"}
+    | {"test", "[", "[[", "((", "mapfile", "readarray", "wait", "getopts", "hash"}
 )
 
 
@@ -536,12 +544,17 @@ class _Walk:
         consumers: list[int] = []  # commands that run the code reaching their standard input
         links: list[str] = []  # names `ln`/`cp -s` gave to links earlier in this text
         homes: list[str] = []  # values `HOME` was given in this text (target patterns)
+        rebound: dict[str, str] = {}  # names bound to other programs earlier in this text
         several = len(commands) > 1  # a consumer matters only beside a command that prints
         for i, cmd in enumerate(commands):
             more, stdin_code, interprets, cdpath = self.command(cmd, depth, taint, bases)
+            if rebound and cmd.words:  # `hash -p /bin/cat ls; ls .env`: `ls` runs `cat`
+                more = more + self.rebound(cmd, rebound, depth, taint, bases)
             if "HOME" in cmd.raw:  # `HOME=~/.ssh; cat ~/id_rsa`: `~` is what HOME holds then
                 values = [w.value for w in cmd.words]
                 homes.extend(f for f in home_forms(cmd, _allow_start(values)) or () if f not in homes)
+            if "hash" in cmd.raw or "BASH_" in cmd.raw:
+                rebound.update(rebinds(cmd, _allow_start([w.value for w in cmd.words])))
             if homes:  # (the command's own units too: `HOME=x cd`, `HOME=x bash -c 'cat ~/y'`)
                 more = [_rehome(u, homes, bases) for u in more]
             units.extend(_through_links(u, links) for u in more) if links else units.extend(more)
@@ -928,6 +941,22 @@ class _Walk:
             facts.scripts[filled] = facts.scripts.get(filled, False) or tainted
         if not seps:
             facts.stdin_code = True
+
+    def rebound(
+        self, cmd: Command, rebound: dict[str, str], depth: int, taint: bool, bases: tuple[str, ...]
+    ) -> list[Unit]:
+        """The units of a command whose name an earlier command of the text bound to another
+        program (`hash -p PROG NAME`, `BASH_CMDS[NAME]=PROG`), read as that program; opaque where
+        the program is not in the text."""
+        values = [w.value for w in cmd.words]
+        k = _allow_start(values)
+        program = rebound.get(basename(values[k])) or rebound.get("*")
+        if program is None:
+            return []
+        if program == UNKNOWN or not program:
+            return [Unit(allow_texts=(), deny_texts=(cmd.raw,), opaque=True)]
+        words = (*cmd.words[:k], Word(program, program, False, False), *cmd.words[k + 1 :])
+        return self.command(cmd._replace(words=words), depth, taint, bases)[0]
 
     def latent(self, scripts: list[str], depth: int, bases: tuple[str, ...]) -> list[Unit]:
         """The units of code an assignment stores for bash to run later (`_latent_scripts`)."""
@@ -1350,6 +1379,8 @@ def _allow_blocked(cmd: Command, k0: int, name: str) -> bool:
     for w in cmd.words:
         if "@P}" in w.raw or "${!" in w.raw:
             return True  # ${x@P} and ${!x} evaluate the variable's value (`a[$(cmd)]` runs cmd)
+    if name == "hash" and any(w.value.startswith("-") and "p" in w.value for w in cmd.words[k0 + 1 :]):
+        return True  # `hash -p /bin/rm ls`: a later `ls` runs rm (in this text: `_Walk.rebound`)
     if name in ASSIGNING_BUILTINS and not assigns_only_safe(name, cmd.words[k0 + 1 :]):
         return True  # `printf -v PATH %s .`, `read PATH <<< .`: PATH assigned, as `PATH=.` does
     return name in _EVAL_BUILTINS and _subscript_injection(cmd.words[k0:])
@@ -1472,6 +1503,8 @@ def _latent_scripts(cmd: Command) -> list[str]:
     commands' texts are deny texts of the command itself: `_latent_texts`)."""
     out: list[str] = []
     evaluating = bool(cmd.words) and basename(cmd.words[0].value) in _EVAL_BUILTINS
+    if "BASH_ALIASES" in cmd.raw:  # `BASH_ALIASES[ls]='cat .env'` defines an alias, as `alias` does
+        out.extend(alias_values(cmd, 0))
     for word in cmd.assigns + (cmd.words if evaluating else ()):
         name, eq, value = word.value.partition("=")
         if eq and name in _CODE_VARIABLES:

@@ -5,6 +5,9 @@ Place in the pipeline: runtime, view time, beside the walk of `shell.py`, which 
 * whether a builtin that assigns the variables it names (`printf -v`, `read`, `mapfile`,
   `readarray`, `getopts`) assigns only harmless ones (`assigns_only_safe`: else the command is
   never allowable, as `PATH=.` is not);
+* which command names a command binds to other programs or code through bash's tables (`hash -p`,
+  `BASH_CMDS`, `BASH_ALIASES`: `rebinds`, `alias_values`), so the commands after it in the text
+  are also read as what they run;
 * what `~`, `$HOME` and a bare `cd` name after a command of the same text gave `HOME` a value
   (`home_forms`): bash expands `~` from the value `HOME` has when the word is expanded, so
   `HOME=~/.ssh; cat ~/id_rsa` reads `~/.ssh/id_rsa`. The forms are target patterns (the
@@ -19,7 +22,7 @@ from collections.abc import Sequence
 
 from ...vocabulary.records import Record
 from .shell_parse import Command, Word
-from .shell_words import UNKNOWN, target_pattern
+from .shell_words import UNKNOWN, scan_word, target_pattern
 from .shell_words import glob_escape as _escape
 
 SAFE_ENV = frozenset(
@@ -155,3 +158,81 @@ def _value_form(word: Word) -> str:
         # `HOME+=x`: appended to a value the text may not show; `"HOME=$x"`: quoted as a whole
         return UNKNOWN if word.dynamic or word.value[4:5] == "+" else _escape(word.value[5:])
     return target_pattern(raw[5:])
+
+
+# --------------------------------------------------------------------------- bash's name tables
+
+
+def rebinds(cmd: Command, k0: int) -> list[tuple[str, str]]:
+    """The command names `cmd` binds to another program through bash's hash table, as (name,
+    program): `hash -p PROG NAME...`, `BASH_CMDS[NAME]=PROG`, `BASH_CMDS=([NAME]=PROG ...)` (also
+    `+=` and through `declare`/`typeset`). A later `NAME args` runs `PROG args`. The name is `*`
+    and the program `UNKNOWN` where the text does not show them (`hash -p "$p" ls`), and an alias
+    set through `BASH_ALIASES` to code the text does not show is `UNKNOWN` too."""
+    out: list[tuple[str, str]] = []
+    words = cmd.words[k0:]
+    if words and words[0].value == "hash":
+        i, prog = 1, None
+        while i < len(words) and words[i].value.startswith("-"):
+            v = words[i].value
+            if "p" in v[1:]:
+                rest = v[v.index("p", 1) + 1 :]
+                if rest:
+                    prog = (rest, words[i].dynamic)
+                elif i + 1 < len(words):
+                    i += 1
+                    prog = (words[i].value, words[i].dynamic)
+            i += 1
+        if prog is not None:
+            program = UNKNOWN if prog[1] else prog[0]
+            out.extend(("*" if w.dynamic else w.value, program) for w in words[i:])
+    declaring = bool(words) and words[0].value in DECLARING
+    for w in (*cmd.assigns, *(words[1:] if declaring else ())):
+        if w.value.startswith("BASH_CMDS"):
+            out.extend(_table_entries(w))
+        elif w.value.startswith("BASH_ALIASES"):  # an alias whose code the text does not show
+            out.extend((name, value) for name, value in _table_entries(w) if value == UNKNOWN)
+    return out
+
+
+def alias_values(cmd: Command, k0: int) -> list[str]:
+    """The commands `cmd` defines as aliases through `BASH_ALIASES` (`BASH_ALIASES[ls]='cat .env'`,
+    `BASH_ALIASES+=([ls]='cat .env')`, `declare -A BASH_ALIASES=(...)`): code, as an `alias`
+    definition is; `UNKNOWN` where the text does not show it."""
+    words = cmd.words[k0:]
+    declaring = bool(words) and words[0].value in DECLARING
+    return [
+        value
+        for w in (*cmd.assigns, *(words[1:] if declaring else ()))
+        if w.value.startswith("BASH_ALIASES")
+        for _name, value in _table_entries(w)
+        if value != UNKNOWN  # (one the text does not show: `rebinds`)
+    ]
+
+
+def _table_entries(word: Word) -> list[tuple[str, str]]:
+    """(key, value) of an assignment to an associative array: `T[K]=V`, `T=([K]=V ...)`, `T+=(...)`;
+    `("*", UNKNOWN)` for what the text does not show (an expansion, another shape)."""
+    raw = word.raw
+    name, eq, value = raw.partition("=")
+    if not eq:
+        return []
+    if "[" in name:  # `T[K]=V`
+        key = name[name.index("[") + 1 : name.rindex("]")] if "]" in name else "*"
+        if "$" in key or "`" in key:
+            key = "*"
+        found = scan_word(value)[0]
+        return [(key, UNKNOWN if found.dynamic else found.value)]
+    if not (value.startswith("(") and value.endswith(")")):
+        return [("*", UNKNOWN)]  # `BASH_CMDS=$x`: the table from a value the text does not show
+    out: list[tuple[str, str]] = []
+    for m in _ENTRY.finditer(value[1:-1]):
+        key, text = m.group(1), scan_word(m.group(2))[0]
+        dynamic = text.dynamic or "$" in key or "`" in key
+        out.append(("*" if dynamic else key, UNKNOWN if dynamic else text.value))
+    if not out and value[1:-1].strip():
+        return [("*", UNKNOWN)]
+    return out
+
+
+_ENTRY = re.compile(r"""\[([^\]]*)\]=('[^']*'|"(?:[^"\\]|\\.)*"|(?:[^\s'"()\\]|\\.)+)""")
