@@ -78,7 +78,6 @@ def _decide(engine: Engine, args: dict[str, object], cwd: Path) -> str:
         pytest.param(" *** Delete File: .git/config", id="delete"),
     ],
 )
-@pytest.mark.xfail(strict=True, reason=F1)
 def test_an_indented_hunk_header_still_writes_a_protected_path_in_yolo(
     workspace: Path, profile: str, header: str
 ) -> None:
@@ -171,7 +170,6 @@ def _bypass_settings(tmp_path: Path) -> Engine:
         ),
     ],
 )
-@pytest.mark.xfail(strict=True, reason=F5)
 def test_a_codex_patch_meets_the_edit_rules_of_a_claude_code_policy(
     workspace: Path, tmp_path: Path, which: str, patch: str, edit: tuple[str, dict[str, object]]
 ) -> None:

@@ -97,7 +97,6 @@ def gemini() -> Engine:
         pytest.param("glob", {"pattern": "*", "dir_path": "secrets"}, id="glob"),
     ],
 )
-@pytest.mark.xfail(strict=True, reason=F2)
 def test_gemini_dir_path_meets_the_read_deny(gemini: Engine, workspace: Path, tool: str, args: dict) -> None:
     # Gemini resolves `dir_path` against the workspace and searches/lists there: the key's contents
     # (search) or names (list, glob) come back to the model.
@@ -135,7 +134,6 @@ def test_gemini_spellings_the_profile_knows_are_denied(
         pytest.param({"include": [".env"], "useDefaultExcludes": False}, id="env-without-default-excludes"),
     ],
 )
-@pytest.mark.xfail(strict=True, reason=F3)
 def test_gemini_read_many_files_include_meets_the_read_deny(
     gemini: Engine, workspace: Path, args: dict
 ) -> None:
@@ -150,7 +148,6 @@ def test_gemini_read_many_files_include_meets_the_read_deny(
         pytest.param({"pattern": "KEY", "dir_path": "secrets/api.key"}, id="file"),
     ],
 )
-@pytest.mark.xfail(strict=True, reason=F4)
 def test_gemini_grep_search_meets_the_read_deny(workspace: Path, args: dict) -> None:
     # `default: allow` with a read deny: "everything but the secrets". 0.61.0's search reads them.
     engine = _engine(GEMINI.format(default="allow"))
@@ -216,7 +213,6 @@ YOLO_LANGCHAIN = "version: 1\nprofile: langchain\ndefault: ask\nmode: yolo\n"
         ),
     ],
 )
-@pytest.mark.xfail(strict=True, reason=F6)
 def test_langchain_source_path_is_decided(
     workspace: Path, policy: str, tool: str, args: dict, expected: str
 ) -> None:
@@ -227,7 +223,6 @@ def test_langchain_source_path_is_decided(
 
 @pytest.mark.parametrize("tool", ["copy_file", "move_file"])
 @pytest.mark.parametrize("default", ["allow", "ask"])
-@pytest.mark.xfail(strict=True, reason=F7)
 def test_langchain_write_deny_covers_copy_and_move_destinations(
     workspace: Path, tool: str, default: str
 ) -> None:

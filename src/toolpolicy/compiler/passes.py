@@ -94,6 +94,21 @@ def flatten(work: Work) -> None:
 
 
 # -- stage: tools (needs flatten) ------------------------------------------------------------------
+def _files(decl: dict[str, Any], profile: Any) -> tuple[tuple[str, ...], ...]:
+    """A tool's file arguments (`ToolSpec.files`); a patch's with the profile's write and edit
+    tools (`Profile.operations`), which decide the files it adds and changes."""
+    out: list[tuple[str, ...]] = []
+    for arg, role in decl.get("files") or ():
+        if role == "patch":
+            ops = profile.operations
+            write = (ops.get("write") or ops.get("edit") or (profile.write_tool,))[0]
+            edit = (ops.get("edit") or (write,))[0]
+            out.append((arg, role, *((write, edit) if write else ())))
+        else:
+            out.append((arg, role))
+    return tuple(out)
+
+
 def resolve_tools(work: Work) -> None:
     work.profile = PROFILES[work.settings.profile]
     fold = work.settings.fold
@@ -116,6 +131,7 @@ def resolve_tools(work: Work) -> None:
             bool(decl.get("read_only", False)),
             args,
             workdir,
+            _files(decl, work.profile),
         )
         if workdir and decl.get("kind", "generic") != "shell":
             work.errors.add(

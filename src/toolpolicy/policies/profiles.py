@@ -10,7 +10,14 @@ write deny every tool that writes (a `Read` deny also blocks edits of the same p
 `tree_readers` are the tools that read a whole tree below their path (searches, recursive globs):
 a deny or ask on a path also covers them on every directory above it (see `compiler/rules.py`);
 `dir_readers` list one directory (a deny on `d/*.pem` also covers listing `d`); `write_tool` is
-the tool whose path rules decide shell redirections.
+the tool whose path rules decide shell redirections; `operations` spell the common operations
+(read, write, edit...) in the profile's tools.
+
+A tool's `files` name the other arguments that name files it touches besides its primary argument:
+`read` (LangChain `copy_file`'s `source_path`: decided by the read tool's path rules), `move` (read
+and removed: by the read and the write tool's rules, and a protected path), `patch` (a patch text:
+each file it adds is decided as the `write` operation's tool, each it updates, deletes or moves to
+as the `edit` operation's, `runtime/tool_files.py`).
 """
 
 from __future__ import annotations
@@ -29,6 +36,10 @@ class Profile:
     write_tool: str | None = None
     tree_readers: tuple[str, ...] = ()
     dir_readers: tuple[str, ...] = ()
+    # operation (shell, read, write, edit, list, glob, grep, fetch, search, patch) -> the tool and
+    # primary argument that spell it: how `policy replay` maps another agent's call onto this
+    # profile, and which tools decide the files a patch adds (`write`) and changes (`edit`)
+    operations: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def _shell(
@@ -48,8 +59,32 @@ def _shell(
     }
 
 
-def _path(arg: str, *, read_only: bool = False, args: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {"kind": "path", "arg": arg, "read_only": read_only, "args": [arg, *args]}
+def _path(
+    arg: str,
+    *,
+    read_only: bool = False,
+    args: tuple[str, ...] = (),
+    aliases: dict[str, str] | None = None,
+    files: tuple[tuple[str, str], ...] = (),
+) -> dict[str, Any]:
+    """A path tool; `aliases`: other names of the primary argument (alias -> `arg`); `files`: other
+    arguments naming files it reads or writes, with their role (see the module doc)."""
+    decl: dict[str, Any] = {"kind": "path", "arg": arg, "read_only": read_only, "args": [arg, *args]}
+    if aliases:
+        decl["aliases"] = dict(aliases)
+        decl["args"] = list(dict.fromkeys([*decl["args"], *aliases]))
+    if files:
+        decl["files"] = [list(f) for f in files]
+        decl["args"] = list(dict.fromkeys([*decl["args"], *(f[0] for f in files)]))
+    return decl
+
+
+def _patch(arg: str = "input", *, aliases: dict[str, str] | None = None) -> dict[str, Any]:
+    """A tool applying a patch text (`apply_patch`): each file it names is decided as a write."""
+    decl = _generic(arg, args=tuple(aliases or ()))
+    decl["aliases"] = dict(aliases or {})
+    decl["files"] = [[arg, "patch"]]
+    return decl
 
 
 def _url(arg: str = "url", *, args: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -95,6 +130,9 @@ _CLAUDE_TOOLS: dict[str, dict[str, Any]] = {
     "BashOutput": _generic("bash_id", read_only=True),
     "KillShell": _generic("shell_id"),
     "Skill": _generic("skill"),
+    # Codex sends its patches to a hook as `apply_patch` (a `claude-code` policy works for Codex too):
+    # each file the patch names is decided as `Write` (added) or `Edit` (the others)
+    "apply_patch": _patch("input", aliases={"command": "input"}),
 }
 
 _GEMINI_TOOLS: dict[str, dict[str, Any]] = {
@@ -106,12 +144,47 @@ _GEMINI_TOOLS: dict[str, dict[str, Any]] = {
         **_path("absolute_path", read_only=True, args=("file_path", "offset", "limit")),
         "aliases": {"file_path": "absolute_path"},
     },
-    "read_many_files": _path("paths", read_only=True, args=("include", "exclude")),
+    # Gemini CLI 0.61 names the directory of the listing, the glob and the search `dir_path`
+    # (`PARAM_DIR_PATH`; `path` before), and `read_many_files`' files `include` (a list of paths
+    # or globs, each globbed under every workspace directory); the old names stay aliases
+    "read_many_files": _path(
+        "include",
+        read_only=True,
+        args=("exclude", "recursive", "useDefaultExcludes", "file_filtering_options"),
+        aliases={"paths": "include"},
+    ),
     "write_file": _path("file_path", args=("content",)),
-    "replace": _path("file_path", args=("old_string", "new_string")),
-    "list_directory": _path("path", read_only=True),
-    "glob": {**_path("path", read_only=True, args=("pattern",)), "aliases": {"pattern": "path"}},
-    "search_file_content": _path("path", read_only=True, args=("pattern",)),
+    "replace": _path("file_path", args=("old_string", "new_string", "instruction", "allow_multiple")),
+    "list_directory": _path(
+        "dir_path", read_only=True, args=("ignore", "file_filtering_options"), aliases={"path": "dir_path"}
+    ),
+    # a glob's `pattern` may name its own base (`/etc/*`, `../x/**`): it is read as a path too
+    "glob": _path(
+        "dir_path",
+        read_only=True,
+        args=("pattern", "case_sensitive", "respect_git_ignore", "respect_gemini_ignore"),
+        aliases={"path": "dir_path", "pattern": "dir_path"},
+    ),
+    # 0.61's search is `grep_search`; `search_file_content` is its legacy name (a tool alias)
+    "grep_search": _path(
+        "dir_path",
+        read_only=True,
+        args=(
+            "pattern",
+            "include_pattern",
+            "exclude_pattern",
+            "names_only",
+            "case_sensitive",
+            "fixed_strings",
+            "context",
+            "after",
+            "before",
+            "no_ignore",
+            "max_matches_per_file",
+            "total_max_matches",
+        ),
+        aliases={"path": "dir_path"},
+    ),
     "web_fetch": _generic("prompt"),
     "google_web_search": _generic("query", read_only=True),
     "save_memory": _generic("fact"),
@@ -120,7 +193,7 @@ _GEMINI_TOOLS: dict[str, dict[str, Any]] = {
 _CODEX_TOOLS: dict[str, dict[str, Any]] = {
     "shell": _shell("command", aliases={"cmd": "command"}, args=("timeout",), workdir=("workdir",)),
     "exec": _shell("command", aliases={"cmd": "command"}, workdir=("workdir",)),
-    "apply_patch": {**_generic("input", args=("command",)), "aliases": {"command": "input"}},
+    "apply_patch": _patch("input", aliases={"command": "input"}),
 }
 
 # Cursor agent tools as its hooks name them (`preToolUse` tool_name; beforeShellExecution -> Shell,
@@ -159,7 +232,7 @@ _CLINE_TOOLS: dict[str, dict[str, Any]] = {
         **_path("paths", read_only=True, args=("file_paths",)),
         "aliases": {"file_paths": "paths"},
     },
-    "apply_patch": _generic("input"),
+    "apply_patch": _patch("input"),
     "fetch_web_content": _generic("urls", args=("url",)),
     "read_file": _path("path", read_only=True),
     "write_to_file": _path("path", args=("content",)),
@@ -179,14 +252,15 @@ _CLINE_TOOLS: dict[str, dict[str, Any]] = {
 
 # LangChain's community tools (`langchain_community.tools`: file management, `ShellTool`, requests),
 # as `toolpolicy.integrations.langchain` names them; `terminal`'s `commands` list is decided as the
-# `;`-joined script the tool runs. Copy and move write their destination (the primary argument).
+# `;`-joined script the tool runs. Copy and move write their destination (the primary argument) and
+# read their `source_path` (`shutil.copy2`, `shutil.move`), which a move also removes.
 _LANGCHAIN_TOOLS: dict[str, dict[str, Any]] = {
     "terminal": _shell("commands"),
     "read_file": _path("file_path", read_only=True),
     "write_file": _path("file_path", args=("text", "append")),
     "file_delete": _path("file_path"),
-    "copy_file": _path("destination_path", args=("source_path",)),
-    "move_file": _path("destination_path", args=("source_path",)),
+    "copy_file": _path("destination_path", files=(("source_path", "read"),)),
+    "move_file": _path("destination_path", files=(("source_path", "move"),)),
     "list_directory": _path("dir_path", read_only=True),
     "file_search": _path("dir_path", read_only=True, args=("pattern",)),
     **{f"requests_{verb}": _url("url", args=("data",)) for verb in ("get", "post", "patch", "put", "delete")},
@@ -204,6 +278,16 @@ _DOCKER_KW: dict[str, Any] = {
     "tree_readers": ("directory_tree", "search_files", "search_files_content"),
     "dir_readers": ("list_directory",),
     "write_tool": "write_file",
+    "operations": {
+        "shell": ("shell", "cmd"),
+        "read": ("read_file", "path"),
+        "write": ("write_file", "path"),
+        "edit": ("edit_file", "path"),
+        "list": ("list_directory", "path"),
+        "glob": ("search_files", "path"),
+        "grep": ("search_files_content", "path"),
+        "fetch": ("fetch", "url"),
+    },
 }
 
 PROFILES: dict[str, Profile] = {
@@ -220,21 +304,50 @@ PROFILES: dict[str, Profile] = {
         write_tool="Edit",
         tree_readers=("Grep", "Glob"),
         dir_readers=("LS",),
+        operations={
+            "shell": ("Bash", "command"),
+            "read": ("Read", "file_path"),
+            "write": ("Write", "file_path"),
+            "edit": ("Edit", "file_path"),
+            "list": ("LS", "path"),
+            "glob": ("Glob", "path"),
+            "grep": ("Grep", "path"),
+            "fetch": ("WebFetch", "url"),
+            "search": ("WebSearch", "query"),
+        },
     ),
     "gemini": Profile(
         "gemini",
         _GEMINI_TOOLS,
+        tool_aliases={"search_file_content": "grep_search"},
         deny_covers={
-            "read_file": ("read_many_files", "list_directory", "glob", "search_file_content"),
+            "read_file": ("read_many_files", "list_directory", "glob", "grep_search"),
             "write_file": ("replace",),
         },
         write_tool="write_file",
-        tree_readers=("glob", "search_file_content"),
+        # `read_many_files` globs each `include` entry: a glob in it reads a tree, as `glob` does
+        tree_readers=("glob", "grep_search", "read_many_files"),
         dir_readers=("list_directory",),
+        operations={
+            "shell": ("run_shell_command", "command"),
+            "read": ("read_file", "absolute_path"),
+            "write": ("write_file", "file_path"),
+            "edit": ("replace", "file_path"),
+            "list": ("list_directory", "dir_path"),
+            "glob": ("glob", "dir_path"),
+            "grep": ("grep_search", "dir_path"),
+            "fetch": ("web_fetch", "prompt"),
+            "search": ("google_web_search", "query"),
+        },
     ),
     # Codex's hooks name the shell tool `Bash` (its `command` is a string) and send a patch as
     # `apply_patch` with the patch text in `command`.
-    "codex": Profile("codex", _CODEX_TOOLS, tool_aliases={"Bash": "shell"}),
+    "codex": Profile(
+        "codex",
+        _CODEX_TOOLS,
+        tool_aliases={"Bash": "shell"},
+        operations={"shell": ("shell", "command"), "patch": ("apply_patch", "input")},
+    ),
     "cursor": Profile(
         "cursor",
         _CURSOR_TOOLS,
@@ -264,7 +377,11 @@ PROFILES: dict[str, Profile] = {
     "langchain": Profile(
         "langchain",
         _LANGCHAIN_TOOLS,
-        deny_covers={"read_file": ("list_directory", "file_search"), "write_file": ("file_delete",)},
+        # copy and move write their destination: a write deny covers them (their source: `files`)
+        deny_covers={
+            "read_file": ("list_directory", "file_search"),
+            "write_file": ("file_delete", "copy_file", "move_file"),
+        },
         write_tool="write_file",
         tree_readers=("file_search",),
         dir_readers=("list_directory",),

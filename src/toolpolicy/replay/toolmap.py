@@ -19,6 +19,8 @@ import re
 import shlex
 from typing import Any
 
+from ..policies.profiles import PROFILES
+from ..runtime.patch import patch_files
 from .records import RecordedCall
 
 # (agent, tool) -> (operation, primary argument)
@@ -37,9 +39,10 @@ _NATIVE: dict[tuple[str, str], tuple[str, str]] = {
     ("gemini", "read_file"): ("read", "absolute_path"),
     ("gemini", "write_file"): ("write", "file_path"),
     ("gemini", "replace"): ("edit", "file_path"),
-    ("gemini", "list_directory"): ("list", "path"),
-    ("gemini", "glob"): ("glob", "path"),
-    ("gemini", "search_file_content"): ("grep", "path"),
+    ("gemini", "list_directory"): ("list", "dir_path"),
+    ("gemini", "glob"): ("glob", "dir_path"),
+    ("gemini", "grep_search"): ("grep", "dir_path"),
+    ("gemini", "search_file_content"): ("grep", "dir_path"),
     ("gemini", "web_fetch"): ("fetch", "prompt"),
     ("gemini", "google_web_search"): ("search", "query"),
     ("codex", "exec_command"): ("shell", "cmd"),
@@ -50,46 +53,13 @@ _NATIVE: dict[tuple[str, str], tuple[str, str]] = {
     ("codex", "apply_patch"): ("patch", "input"),
 }
 
-# profile -> operation -> (tool, primary argument)
+# profile -> operation -> (tool, primary argument): the profiles' own table (`Profile.operations`)
 _SPELLING: dict[str, dict[str, tuple[str, str]]] = {
-    "claude-code": {
-        "shell": ("Bash", "command"),
-        "read": ("Read", "file_path"),
-        "write": ("Write", "file_path"),
-        "edit": ("Edit", "file_path"),
-        "list": ("LS", "path"),
-        "glob": ("Glob", "path"),
-        "grep": ("Grep", "path"),
-        "fetch": ("WebFetch", "url"),
-        "search": ("WebSearch", "query"),
-    },
-    "gemini": {
-        "shell": ("run_shell_command", "command"),
-        "read": ("read_file", "absolute_path"),
-        "write": ("write_file", "file_path"),
-        "edit": ("replace", "file_path"),
-        "list": ("list_directory", "path"),
-        "glob": ("glob", "path"),
-        "grep": ("search_file_content", "path"),
-        "fetch": ("web_fetch", "prompt"),
-        "search": ("google_web_search", "query"),
-    },
-    "codex": {"shell": ("shell", "command"), "patch": ("apply_patch", "input")},
-    "docker-agent": {
-        "shell": ("shell", "cmd"),
-        "read": ("read_file", "path"),
-        "write": ("write_file", "path"),
-        "edit": ("edit_file", "path"),
-        "list": ("list_directory", "path"),
-        "glob": ("search_files", "path"),
-        "grep": ("search_files_content", "path"),
-        "fetch": ("fetch", "url"),
-    },
+    name: dict(profile.operations) for name, profile in PROFILES.items() if profile.operations
 }
-_SPELLING["generic"] = _SPELLING["docker-agent"]
+_OLD_KEYS = {"dir_path": "path"}  # a primary argument's older name
 _ARGV_SHELLS = ("codex",)  # profiles whose shell tool takes an argv list as it is
 _URL = re.compile(r"https?://[^\s\"'<>]+")
-_PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M)
 
 
 def map_call(call: RecordedCall, profile: str) -> list[RecordedCall]:
@@ -148,6 +118,8 @@ def _map(call: RecordedCall, profile: str) -> list[RecordedCall]:
         return [call]  # already the profile's spelling (a Claude Code `Bash` under claude-code, ...)
     args = dict(call.args)
     value = args.pop(key, None)
+    if value is None and key in _OLD_KEYS:  # Gemini CLI before 0.50 sent `path`
+        value = args.pop(_OLD_KEYS[key], None)
     if op == "shell" and isinstance(value, list) and profile not in _ARGV_SHELLS:
         value = _argv_text(value)
     elif op == "fetch" and target_key == "url" and isinstance(value, str) and key == "prompt":
@@ -169,14 +141,19 @@ def _argv_text(argv: list[Any]) -> str | list[Any]:
 
 
 def _patch_calls(call: RecordedCall, spelling: dict[str, tuple[str, str]]) -> list[RecordedCall]:
-    patch = call.args.get("input") if isinstance(call.args, dict) else None
+    """One call of the profile's write tool per file the patch adds, of its edit tool per file it
+    updates, deletes or moves to (the reader the engine's patch tools use, `runtime/patch.py`)."""
+    args = call.args if isinstance(call.args, dict) else {}
+    patch = args.get("input", args.get("command"))
     edit, write = spelling.get("edit"), spelling.get("write") or spelling.get("edit")
     if not isinstance(patch, str) or edit is None or write is None:
         return [call]
+    files, readable = patch_files(patch)
+    if not readable:
+        return [call]
     out = []
-    for m in _PATCH_FILE.finditer(patch):
-        action, path = m.group(1), m.group(2) or m.group(3)
-        tool, key = write if action == "Add" else edit
+    for op, path in files:
+        tool, key = write if op == "add" else edit
         out.append(
             RecordedCall(
                 tool, {key: path}, call.where, call.agent, call.context, call.timestamp, call.session

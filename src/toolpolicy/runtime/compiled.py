@@ -36,6 +36,10 @@ class ToolSpec(Record):
     read_only: bool = False
     args: tuple[str, ...] = ()
     workdir: tuple[str, ...] = ()  # arguments naming the directory the call runs in (`runtime/workdir.py`)
+    # other arguments naming files the tool reads or writes: (argument, role, *tools), role `read`,
+    # `move` (read and removed) or `patch` (a patch text; tools: the one deciding the files it adds,
+    # the one deciding the files it changes), `runtime/tool_files.py`
+    files: tuple[tuple[str, ...], ...] = ()
 
 
 class Cond(Record):

@@ -750,7 +750,12 @@ def _internal_error(exc: BaseException) -> Decision:
 
 
 def _check_writes(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> RuleVerdict:
-    """Files a shell unit writes or reads are decided by the path rules (see `shell_targets`)."""
+    """Files a shell unit writes or reads are decided by the path rules (see `shell_targets`), and
+    so are the files a tool names in other arguments (`tool_files`: a copy's source, a patch)."""
+    if call.spec.files:
+        from .tool_files import check_files
+
+        return check_files(engine, call, verdict)
     if call.kind != "shell" or call.primary is None:
         return verdict
     from .shell_targets import check_targets

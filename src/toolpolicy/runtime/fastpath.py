@@ -77,8 +77,8 @@ def decide_fast(
     plan: ToolPlan | None = engine._plans.get(tool)
     if plan is None:
         plan = plan_for(engine.policy, tool, engine.mode)
-    if plan.any_key is not None:
-        return None
+    if plan.any_key is not None or plan.spec.files:
+        return None  # (`files`: other arguments name files the path rules decide, `tool_files`)
     workdir = plan.spec.workdir
     if workdir and any(k in args for k in workdir):
         return None  # it runs in a directory of its own choosing (`rules.prepare` reads it)
@@ -493,7 +493,7 @@ def _tree_read_meets_nothing(engine: Engine, tool: str, target: str, where: Wher
 def _path_rule(
     engine: Engine, tool: str, target: str, where: Where, context: Mapping[str, Any] | None
 ) -> str | int | None:
-    """What the rules of a path tool say about `target` (`shell_targets._path_decision`, rules
+    """What the rules of a path tool say about `target` (`shell_targets.path_decision`, rules
     only): a decision, None (no rule), or -2 when it needs the general flow."""
     found = path_pick(engine, tool, target, where, context)
     if found is None:
@@ -504,7 +504,7 @@ def _path_rule(
 def path_pick(engine: Engine, tool: str, target: str, where: Where, context: Mapping[str, Any] | None) -> Any:
     """The rule of a path tool that decides `target` by the rules alone (`_NO_RULE`: none), or
     None when it needs the general flow (a `when` it cannot evaluate, a symlink on the way...).
-    The general flow's target checks (`shell_targets._path_decision`) ask it first."""
+    The general flow's target checks (`shell_targets.path_decision`) ask it first."""
     plan: ToolPlan | None = engine._plans.get(tool)
     if plan is None:
         plan = plan_for(engine.policy, tool, engine.mode)

@@ -87,12 +87,6 @@ PROTECTED_PATHS: tuple[str, ...] = AGENT_CONFIG + CODE_RUNNING_CONFIG
 
 PATCH_TOOLS = frozenset({"apply_patch"})
 MAX_TARGETS = 64  # files of one call checked; a call writing more is treated as protected
-# Files a patch names (Codex's `*** Update File:` envelope, and unified diff headers); compiled by
-# `re`'s own cache on first use, so importing this module compiles nothing.
-_PATCH_FILE = (
-    r"(?m)^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$"
-    r"|^(?:\+\+\+|---) (?:[ab]/)?(.+?)\s*$"
-)
 _GLOB_CHARS = r"([*?\[\]{}\\])"
 
 
@@ -109,12 +103,34 @@ def protected_write(policy: Any, call: PreparedCall) -> str | None:
         from .rules import resolve_paths
 
         resolve_paths(call)  # the symlink target is written too
-        hit = _in_view(call.primary, matcher, _first_text(call))
+        hit = _in_view(call.primary, matcher, _first_text(call)) or _moved(call, matcher)
         return None if hit is None else f"`{hit}` is a protected path"
     if kind == "shell":
         return _shell_writes(policy, call, matcher)
-    if call.tool in PATCH_TOOLS:
+    if call.tool in PATCH_TOOLS or _is_patch(call.spec):
         return _patch_writes(call, matcher)
+    return None
+
+
+def _is_patch(spec: ToolSpec) -> bool:
+    return any(f[1] == "patch" for f in spec.files)
+
+
+def _moved(call: PreparedCall, matcher: Any) -> str | None:
+    """A file a path tool removes (`move_file`'s `source_path`, `ToolSpec.files` role `move`)."""
+    args = call.args or {}
+    for entry in call.spec.files:
+        if entry[1] != "move":
+            continue
+        value = args.get(entry[0])
+        values = value if isinstance(value, list) else [value]
+        for v in values:
+            if v is None:
+                continue
+            if not isinstance(v, str):
+                return f"`{entry[0]}`"  # not a path: it may be any
+            if _path_hits(v, call, matcher):
+                return v
     return None
 
 
@@ -130,7 +146,7 @@ def may_write(spec: ToolSpec, args: Any, commands: Any) -> bool:
         if not isinstance(value, str):
             return True
         return any(u.writes for u in shell.view(value, None, commands).units)
-    return spec.name in PATCH_TOOLS
+    return spec.name in PATCH_TOOLS or _is_patch(spec)
 
 
 def _matcher(policy: Any, home: str) -> Any:
@@ -258,15 +274,27 @@ _OVERLAP_BUDGET = 50_000  # search states for one target (past it: may name one,
 
 
 def _patch_writes(call: PreparedCall, matcher: Any) -> str | None:
-    import re
-
-    args = call.args or {}
-    files: list[str] = []
-    for value in args.values():
-        if isinstance(value, str):
-            files.extend(next(g for g in m.groups() if g) for m in re.finditer(_PATCH_FILE, value))
-    files = [f for f in files if f != "/dev/null"]
+    files = patch_targets(call.args)
+    if files is None:
+        return "the patch cannot be read: it may write any file, protected paths included"
     if len(files) > MAX_TARGETS:
         return f"the patch writes {len(files)} files, too many to check for protected paths"
-    hit = next((f for f in files if _path_hits(f, call, matcher)), None)
+    hit = next((f for _op, f in files if _path_hits(f, call, matcher)), None)
     return None if hit is None else f"`{hit}` is a protected path"
+
+
+def patch_targets(args: Any) -> list[tuple[str, str]] | None:
+    """The files a patch tool's call names (`runtime/patch.py`), read in every string argument;
+    None when a patch in it cannot be read (it may write any file)."""
+    from .patch import patch_files
+
+    files: list[tuple[str, str]] = []
+    for value in (args or {}).values():
+        if isinstance(value, str):
+            found, readable = patch_files(value)
+            if not readable:
+                return None
+            files.extend(found)
+        elif isinstance(value, list | dict):
+            return None  # a patch sent as a list or an object: not read, it may write anything
+    return files

@@ -130,7 +130,7 @@ def _writes(
             )
             results[i] = ("ask", None)
         for path in paths:
-            sub = _path_decision(engine, call, tool, path) if tool else RuleVerdict(None)
+            sub = path_decision(engine, call, tool, path) if tool else RuleVerdict(None)
             if sub.decision == "deny":  # a write to a denied path denies, whatever the command
                 verdict.diagnostics.append(f"`{shown}` is written by the command: denied")
                 results[i] = ("deny", sub.rule)
@@ -172,7 +172,7 @@ def _reads(
             verdict.diagnostics.append(f"`{shown}` is read by the command and names too many paths to check")
             results[i] = ("ask", None)
         for path in paths:
-            sub = _path_decision(engine, call, tool, path)
+            sub = path_decision(engine, call, tool, path)
             if sub.decision == "deny":
                 verdict.diagnostics.append(f"`{shown}` is read by the command: denied")
                 results[i] = ("deny", sub.rule)
@@ -394,7 +394,8 @@ def _shown(target: str) -> str:
     return target[1:].replace(shell_words.HOME, "~").replace(shell_words.UNKNOWN, "$…")
 
 
-def _path_decision(engine: Engine, call: PreparedCall, tool: str, path: str) -> RuleVerdict:
+def path_decision(engine: Engine, call: PreparedCall, tool: str, path: str) -> RuleVerdict:
+    """What the path rules of `tool` say about `path` (the fast path's pick where it can)."""
     policy: Any = engine.policy
     spec = policy.tool_spec(policy.canonical_tool(tool))
     if spec.arg is None:
