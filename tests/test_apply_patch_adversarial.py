@@ -10,7 +10,7 @@ Probed here: the envelope's spellings (leading blanks, CRLF, `*** Move to:`, `..
 path, a symlink in the workspace) under `mode: yolo`, and the path rules of a `claude-code` policy
 (`Edit(./.env)`, the protected-path ask an imported `bypassPermissions` adds) on a Codex patch.
 
-Findings (strict xfails until fixed):
+Findings (fixed; each test says how):
 
 * R11c-F1: Codex's parser trims each hunk header (`parse_one_hunk`: `lines[0].trim()`, "extra padding
   around marker strings" is tolerated), so `  *** Add File: .git/hooks/pre-commit` adds that file;
@@ -81,6 +81,8 @@ def _decide(engine: Engine, args: dict[str, object], cwd: Path) -> str:
 def test_an_indented_hunk_header_still_writes_a_protected_path_in_yolo(
     workspace: Path, profile: str, header: str
 ) -> None:
+    """R11c-F1 (fixed): the patch reader (`runtime/patch.py`) trims each hunk header of Unicode white
+    space, as Codex's parser does, so an indented header names its file and yolo keeps the ask."""
     # Codex applies the hunk (its parser trims the header line): the patch plants a git hook that
     # runs on the next commit. yolo must keep the ask of a write to `.git/`, as it does unindented.
     engine = Engine(load_policy(text=YOLO.format(profile=profile)), hooks=False)
@@ -173,6 +175,8 @@ def _bypass_settings(tmp_path: Path) -> Engine:
 def test_a_codex_patch_meets_the_edit_rules_of_a_claude_code_policy(
     workspace: Path, tmp_path: Path, which: str, patch: str, edit: tuple[str, dict[str, object]]
 ) -> None:
+    """R11c-F5 (fixed): `apply_patch` is a patch tool of the claude-code profile; each file it names is
+    decided as `Write` (added) or `Edit` (updated, deleted, moved to), the calls replay makes."""
     # docs/agents.md: "a `claude-code`-profile policy works as well" for Codex. The author denied (or
     # the import asks for) writing these files with every writer; Codex's apply_patch writes them.
     engine = (

@@ -6,7 +6,7 @@ deny covers every writer. Probed here: the argument names the agents send today,
 list and non-string values, path spellings (`..`, `//`, trailing `/.`, backslashes, `~user`) and
 symlinks in the workspace, for Claude Code, Gemini CLI, docker-agent, Cline, Copilot and LangChain.
 
-Findings (strict xfails until fixed), each checked against the agent's own tool schema:
+Findings (fixed; each test says how), each checked against the agent's own tool schema:
 
 * R11c-F2: Gemini CLI 0.61.0 (`@google/gemini-cli-core`, `tools/definitions/base-declarations.js`:
   `PARAM_DIR_PATH = 'dir_path'`; `ls.js`, `glob.js`, `grep.js` resolve `params.dir_path`) names the
@@ -98,6 +98,8 @@ def gemini() -> Engine:
     ],
 )
 def test_gemini_dir_path_meets_the_read_deny(gemini: Engine, workspace: Path, tool: str, args: dict) -> None:
+    """R11c-F2 (fixed): `dir_path` is the primary argument of Gemini's listing, glob and search
+    (`path` an alias of it), so a read deny meets it."""
     # Gemini resolves `dir_path` against the workspace and searches/lists there: the key's contents
     # (search) or names (list, glob) come back to the model.
     assert _decide(gemini, tool, args, workspace) == "deny"
@@ -137,6 +139,8 @@ def test_gemini_spellings_the_profile_knows_are_denied(
 def test_gemini_read_many_files_include_meets_the_read_deny(
     gemini: Engine, workspace: Path, args: dict
 ) -> None:
+    """R11c-F3 (fixed): `include` is `read_many_files`' primary argument (a list, each element a path
+    or a glob; `paths` an alias), and the tool is a tree reader like `glob`."""
     # read_many_files returns each matched file's contents: the secret is read.
     assert _decide(gemini, "read_many_files", args, workspace) == "deny"
 
@@ -149,6 +153,8 @@ def test_gemini_read_many_files_include_meets_the_read_deny(
     ],
 )
 def test_gemini_grep_search_meets_the_read_deny(workspace: Path, args: dict) -> None:
+    """R11c-F4 (fixed): `grep_search` is the gemini profile's search tool (`search_file_content` a
+    tool alias of it), covered by a `read_file` deny and a tree reader."""
     # `default: allow` with a read deny: "everything but the secrets". 0.61.0's search reads them.
     engine = _engine(GEMINI.format(default="allow"))
     assert _decide(engine, "read_file", {"file_path": "secrets/api.key"}, workspace) == "deny"
@@ -216,6 +222,8 @@ YOLO_LANGCHAIN = "version: 1\nprofile: langchain\ndefault: ask\nmode: yolo\n"
 def test_langchain_source_path_is_decided(
     workspace: Path, policy: str, tool: str, args: dict, expected: str
 ) -> None:
+    """R11c-F6 (fixed): `source_path` is a file argument of copy/move (`ToolSpec.files`): decided by
+    the read tool's rules, a move's also by the write tool's and the protected paths."""
     # copy_file copies the source (its contents land in a file the agent may read); move_file also
     # removes it (moving `.claude/settings.json` away unhooks the policy, in every mode a protected write).
     assert _decide(_engine(policy), tool, args, workspace) == expected
@@ -226,6 +234,8 @@ def test_langchain_source_path_is_decided(
 def test_langchain_write_deny_covers_copy_and_move_destinations(
     workspace: Path, tool: str, default: str
 ) -> None:
+    """R11c-F7 (fixed): the langchain profile's `write_file` deny covers `copy_file` and `move_file`,
+    whose primary argument is the destination they write."""
     # `write_file(./.git/**)`: no tool plants a git hook. The copy/move tools write their destination.
     allow = "[]" if default == "allow" else f'["{tool}"]'
     engine = _engine(LANGCHAIN.format(default=default, allow=allow))
