@@ -383,10 +383,40 @@ PROC_CWD = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R11a-F7: /proc/self/cwd/.env is resolved in the engine's process")
 @pytest.mark.parametrize(("policy", "command"), PROC_CWD)
 def test_proc_self_cwd_reads_the_denied_file(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str
 ) -> None:
     assert bash(command, dirs) == "SECRET=1\n"
     assert decide(engines, policy, command, dirs) != "allow"
+
+
+# The edges of the R11a-F7 fix: a process's own `/proc/self/cwd` and `/proc/self/root` are read for
+# the call (the command's directory, `/`), in the shell and in the path tools alike; another
+# process's (`/proc/1/cwd`) may be any directory, so no rule allows a file through it.
+@pytest.mark.parametrize(
+    ("policy", "tool", "args", "expected"),
+    [
+        ("bypass", "Read", {"file_path": "{ws}/../{ws_name}/sub/../.env"}, "deny"),  # (the plain form)
+        ("bypass", "Read", {"file_path": "/proc/self/cwd/.env"}, "deny"),
+        ("bypass", "Read", {"file_path": "/proc/thread-self/cwd/sub/../.env"}, "deny"),
+        ("bypass", "Read", {"file_path": "/proc/self/root{ws}/.env"}, "deny"),
+        ("bypass", "Read", {"file_path": "/proc/1/cwd/notes.txt"}, "ask"),
+        ("bypass", "Read", {"file_path": "/proc/cpuinfo"}, "allow"),
+        ("bypass", "Bash", {"command": "cat /proc/self/root{ws}/.env"}, "deny"),
+        ("bypass", "Bash", {"command": "cat /proc/1/cwd/.env"}, "deny"),  # tried as the cwd too
+        ("bypass", "Bash", {"command": "cat /proc/self/status"}, "allow"),
+    ],
+)
+def test_proc_directory_links_are_read_for_the_call(
+    engines: dict[str, Engine],
+    dirs: tuple[Path, Path],
+    policy: str,
+    tool: str,
+    args: dict[str, str],
+    expected: str,
+) -> None:
+    ws, home = dirs
+    filled = {k: v.format(ws=ws, ws_name=ws.name) for k, v in args.items()}
+    context = {"cwd": str(ws), "home": str(home)}
+    assert engines[policy].decide(tool, filled, context=context).decision == expected

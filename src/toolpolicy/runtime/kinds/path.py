@@ -757,6 +757,8 @@ def _problems(text: str, trusted: bool, home: str) -> list[str]:
         problems.append("path contains a NUL or control character")
     if len(text) > MAX_PATH:
         problems.append(f"path is longer than {MAX_PATH} characters")
+    if "proc" in text and text.startswith("/") and (proc_link(text) or ("",))[0] == "other":
+        problems.append("path goes through another process's `cwd` or `root` link (`/proc/PID/cwd`)")
     if text.startswith("~") and not (text == "~" or text.startswith("~/")):
         problems.append("path names another user's home (`~user`)")
     elif text.startswith("~") and not home:
@@ -767,6 +769,8 @@ def _problems(text: str, trusted: bool, home: str) -> list[str]:
 def _readings(text: str, c: _Ctx) -> list[str]:
     """The absolute, normalised readings of `text`: POSIX, and Windows when it differs."""
     posix = _expand_home(text, c.home)
+    if "proc" in posix and posix.startswith("/"):
+        posix = _through_proc(posix, c.cwd)
     readings = [posix]
     win = _windows_form(text)
     if win is not None:
@@ -774,6 +778,40 @@ def _readings(text: str, c: _Ctx) -> list[str]:
         if normalise(win, c.cwd) != normalise(posix, c.cwd):
             readings.append(win)
     return readings
+
+
+def proc_link(path: str) -> tuple[str, str] | None:
+    """Where an absolute `path` goes through a process's own directory link: (`cwd`, `root` or
+    `other`, the rest of the path after the link, as written); None when it goes through none.
+
+    `/proc/self/cwd` (also `/proc/thread-self/cwd`, `/proc/self/task/TID/cwd`) is, for the process
+    that opens it, its working directory, and `/proc/self/root` its root: the engine's own
+    `realpath` would read them in the engine's process, another directory than the call's.
+    `other`: another process's link (`/proc/1234/cwd`, `/proc/1/root`), which may be any directory.
+    `..` before the link is lexical (`/proc` holds no other links on the way)."""
+    out: list[str] = []
+    pos = 0
+    for seg in path.split("/"):
+        pos += len(seg) + 1
+        if seg in ("", "."):
+            continue
+        if seg == "..":
+            if out:
+                out.pop()
+            continue
+        out.append(seg)
+        if seg in ("cwd", "root") and out[0] == "proc" and (len(out) == 3 or (len(out) == 5 and out[2] == "task")):
+            kind = seg if out[1] in ("self", "thread-self") else "other"
+            return kind, path[pos:]
+    return None
+
+
+def _through_proc(path: str, cwd: str) -> str:
+    """`path` with its `/proc/self/cwd` or `/proc/self/root` read as the call's (`proc_link`)."""
+    link = proc_link(path)
+    if link is None or link[0] == "other":
+        return path  # (another process's: `_problems` asks)
+    return (cwd if link[0] == "cwd" else "") + "/" + link[1]
 
 
 def _expand_home(text: str, home: str) -> str:

@@ -1177,9 +1177,18 @@ def _word_targets(word: Word, cut: int, bases: tuple[str, ...]) -> list[str]:
         if form.startswith(("/", HOME, "~", UNKNOWN)):
             return [_DYN + form]
         return [_join_base(b, form, True) for b in bases]
+    if value.startswith("/proc/") and ("/cwd" in value or "/root" in value):
+        from .path import proc_link
+
+        link = proc_link(value)  # `/proc/self/cwd/x`: x in the directory the command runs in
+        if link is not None:
+            if link[0] == "other":  # another process's directory: any
+                return [_DYN + UNKNOWN + "/" + _escape(link[1])]
+            value = "/" + link[1] if link[0] == "root" else (link[1] or ".")
     if value.startswith("/") or bases == _NO_BASES:
         return [value]
     return [_join_base(b, _escape(value), False) for b in bases]
+
 
 
 def _object_path_targets(value: str, bases: tuple[str, ...], values: Sequence[str]) -> list[str]:
