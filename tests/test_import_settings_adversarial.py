@@ -78,11 +78,10 @@ def test_project_anchor_denies_under_a_plain_root(tmp_path: Path) -> None:
     assert _decide(engine, "Read", {"file_path": str(root / "README.md")}, root) == "allow"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11b-F1: a project root or additionalDirectories entry with `[..]` is read as a glob"
-)
 @pytest.mark.parametrize("case", ["project-root-deny", "accept-edits-directory"])
 def test_literal_directories_are_not_globs(tmp_path: Path, case: str) -> None:
+    """R11b-F1 (fixed): the project root and `additionalDirectories` are glob-escaped before the
+    rule's own glob is appended, so `[old]` / `[2024]` name those folders, not character classes."""
     if case == "project-root-deny":
         # Claude Code denies reading `<root>/secrets/key` (its `/secrets/**` is under the project
         # root `proj [old]`); the import's `//.../proj [old]/secrets/**` matches `proj o/...`,
@@ -113,6 +112,102 @@ def test_literal_directories_are_not_globs(tmp_path: Path, case: str) -> None:
         )
         engine = _imported("claude-code", settings, tmp_path / "out")
         assert _decide(engine, "Edit", _edit(tmp_path / "data2" / "run.sh"), work) == "ask"
+
+
+# Every glob-special character of the dialect (`*`, `?`, `[`, `]`, `\\`) in a folder name; `{`, `}`
+# and `!` are literal in path patterns and must stay so.
+SPECIAL_NAMES = ["proj [old]", "a*b", "q?", "x]y", "back\\slash", "br{a,b}ce", "!bang", "[!x]", "**"]
+
+
+@pytest.mark.parametrize("name", SPECIAL_NAMES)
+def test_project_root_with_glob_characters_denies_only_itself(tmp_path: Path, name: str) -> None:
+    """R11b-F1 (edge): the deny holds under the real root and does not spill onto a folder the
+    unescaped glob would have named (`proj o` for `proj [old]`, `aXb` for `a*b`)."""
+    root, settings = _project(tmp_path, name)
+    engine = _imported("claude-code", settings, tmp_path / "out")
+    assert _decide(engine, "Read", {"file_path": str(root / "secrets" / "key")}, root) == "deny"
+    assert _decide(engine, "Edit", _edit(root / "secrets" / "nested" / "key"), root) == "deny"
+    assert _decide(engine, "Read", {"file_path": str(root / "README.md")}, root) == "allow"
+    lookalike = {"proj [old]": "proj o", "a*b": "aXb", "q?": "qz", "[!x]": "y", "**": "deep"}.get(name)
+    if lookalike is not None:
+        other = tmp_path / lookalike
+        assert _decide(engine, "Read", {"file_path": str(other / "secrets" / "key")}, other) == "allow"
+
+
+@pytest.mark.parametrize(
+    ("entry", "inside", "sibling"),
+    [
+        ("{tmp}/data[2024]", "data[2024]", "data2"),
+        ("{tmp}/data*", "data*", "database"),
+        ("{tmp}/d?ta", "d?ta", "data"),
+        ("~/n[ab]", "home/n[ab]", "home/na"),
+    ],
+)
+def test_accept_edits_directories_are_literal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry: str, inside: str, sibling: str
+) -> None:
+    """R11b-F1 (edge): absolute and `~/` entries are literal; the `~/` anchor still is home."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    work = tmp_path / "work"
+    work.mkdir()
+    settings = tmp_path / "settings.json"
+    settings.write_text(
+        json.dumps(
+            {
+                "permissions": {
+                    "defaultMode": "acceptEdits",
+                    "additionalDirectories": [entry.format(tmp=tmp_path)],
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    output = out / "policy.yaml"
+    text, _ = run_import("claude-code", str(settings), str(output))
+    output.write_text(text, encoding="utf-8")
+    engine = Engine(load_policy(output), hooks=False)
+
+    def decide(path: Path) -> str:
+        ctx = {"cwd": str(work), "home": str(home)}
+        return engine.decide("Edit", _edit(path), context=ctx).decision
+
+    assert decide(tmp_path / inside / "x.py") == "allow"
+    assert decide(tmp_path / sibling / "x.py") == "ask"
+
+
+def test_accept_edits_relative_directory_is_escaped() -> None:
+    """R11b-F1 (edge): a relative entry keeps its `./` anchor and escapes its name."""
+    text = json.dumps(
+        {"permissions": {"defaultMode": "acceptEdits", "additionalDirectories": ["./w[1]", "~"]}}
+    )
+    rule = next(
+        r
+        for r in import_document(text, format="claude-code").document["rules"]
+        if r.get("id") == "accept-edits"
+    )
+    assert rule["match"] == ["Edit(./**)", "Edit(./w\\[1\\]/**)", "Edit(~/**)"]
+
+
+def test_codex_layer_in_a_folder_with_glob_characters_reads_its_rules(tmp_path: Path) -> None:
+    """R11b-F1 (same class, Codex): `config.toml` pulls in `rules/*.rules` of its own folder; the
+    folder's name is escaped before the `*.rules` glob, so `codex [old]/` keeps its deny rules."""
+    layer = tmp_path / "codex [old]"
+    (layer / "rules").mkdir(parents=True)
+    (layer / "config.toml").write_text('approval_policy = "on-request"\n', encoding="utf-8")
+    (layer / "rules" / "default.rules").write_text(
+        'prefix_rule(pattern = ["git", "push"], decision = "forbidden")\n', encoding="utf-8"
+    )
+    (tmp_path / "codex o" / "rules").mkdir(parents=True)  # what the unescaped glob would read instead
+    result = import_document(
+        (layer / "config.toml").read_text(), format="codex", path=str(layer / "config.toml")
+    )
+    assert any(
+        r.get("decision") == "deny" and "git push" in str(r.get("match")) for r in result.document["rules"]
+    )
 
 
 def test_accept_edits_directory_plain_name(tmp_path: Path) -> None:

@@ -51,6 +51,7 @@ from ._common import (
     LocatedDoc,
     anchored_exact,
     cel_string,
+    glob_escape,
     load_json,
     matcher_problem,
     parse_error,
@@ -231,7 +232,9 @@ def anchor_rule(rule: str, scope: str, path: str | None) -> str:
     """Rewrite a `Read(/x)`/`Edit(/x)` rule's settings-relative anchor for the native policy root.
 
     The native `/x` anchor is the policy file's folder; Claude anchors it at the project root for
-    project settings and at the starting directory for local settings.
+    project settings and at the starting directory for local settings. The root is a literal
+    directory: it is glob-escaped (a `[old]` in its name is not a character class), the rule's own
+    specifier after it stays a glob.
     """
     m = _RULE_RE.fullmatch(rule)
     if not m or m.group(2) is None or m.group(1) not in PATH_RULE_TOOLS:
@@ -243,7 +246,7 @@ def anchor_rule(rule: str, scope: str, path: str | None) -> str:
         return f"{m.group(1)}(.{spec})"
     if scope == "project" and path:
         root = os.path.dirname(os.path.dirname(os.path.abspath(path)))
-        return f"{m.group(1)}(/{root.rstrip('/')}{spec})"
+        return f"{m.group(1)}(/{glob_escape(root.rstrip('/'))}{spec})"
     return rule
 
 
@@ -477,12 +480,16 @@ def _protected_paths(builder: DocBuilder, loc: Location | None, mode: str) -> No
 
 
 def _dir_pattern(directory: str) -> str:
+    """`additionalDirectories` names literal directories: the name is glob-escaped (`data[2024]` is
+    that folder, not `data2`), its anchor (`~/`, `/`, `./`) kept, then `/**` for what is below."""
     directory = directory.rstrip("/") or "/"
-    if directory.startswith("~/") or directory == "~":
-        return f"{directory}/**"
+    if directory == "~":
+        return "~/**"
+    if directory.startswith("~/"):
+        return f"~/{glob_escape(directory[2:])}/**"
     if directory.startswith("/"):
-        return f"/{directory}/**"
-    return f"./{directory.removeprefix('./')}/**"
+        return f"/{glob_escape(directory)}/**"
+    return f"./{glob_escape(directory.removeprefix('./'))}/**"
 
 
 def _plan(builder: DocBuilder, loc: Location | None) -> None:

@@ -105,7 +105,8 @@ def _config(builder: DocBuilder, located: LocatedDoc, path: str | None) -> None:
     hosts: dict[str, list[str]] = {}
     if path:  # the rest of the layer: rules/*.rules, then hooks.json (Codex merges both)
         layer = os.path.dirname(os.path.abspath(path))
-        for rules in sorted(glob.glob(os.path.join(layer, "rules", "*.rules"))):
+        # the layer's folder is a literal name (`codex [old]/`), not part of the pattern
+        for rules in sorted(glob.glob(os.path.join(glob.escape(layer), "rules", "*.rules"))):
             with open(rules, encoding="utf-8") as fh:
                 hosts.update(add_rules_file(builder, Source(rules, fh.read()), hosts).hosts)
         hooks_json = os.path.join(layer, "hooks.json")
