@@ -177,7 +177,16 @@ def test_hooks_matchers_types_and_warnings() -> None:
         }
     )
     pre = result.document["hooks"]["tool_guard"]  # PreToolUse runs before the rules, as in Claude
-    assert [g.get("matcher") for g in pre] == ["Edit|Write", "Edit|Write", ".*(?:Notebook.*).*", None]
+    # R11b-F2: a matcher RE2 cannot run widens the guard (fail closed) instead of dropping it: an
+    # invalid one to every tool, a lookaround one to the regex without the lookaround
+    assert [g.get("matcher") for g in pre] == [
+        "Edit|Write",
+        "Edit|Write",
+        ".*(?:Notebook.*).*",
+        None,
+        None,
+        ".*(?:^.*).*",
+    ]
     assert pre[0]["hooks"][0] == {"type": "command", "command": "./a.sh", "timeout": 5.0}
     assert pre[1]["hooks"][0]["timeout"] == 600.0
     assert pre[2]["hooks"][0]["command"] == "./c.sh 'x y'"

@@ -259,13 +259,65 @@ def test_hook_with_a_plain_regex_matcher_blocks(tmp_path: Path) -> None:
     assert _decide(engine, "Bash", {"command": "ls -la"}, tmp_path) == "deny"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11b-F2: a Claude PreToolUse hook whose JS matcher uses lookaround is dropped"
-)
 @pytest.mark.parametrize("matcher", ["^(?!Read$).*", "^(?!(Read|Grep|Glob)$)"])
 def test_hook_with_a_lookaround_matcher_still_blocks(tmp_path: Path, matcher: str) -> None:
+    """R11b-F2 (fixed): a PreToolUse matcher RE2 cannot run is widened (lookaround dropped, else
+    every tool), never dropped: the guard runs on at least the tools Claude Code runs it for."""
     engine = _imported("claude-code", _hook_settings(tmp_path, matcher), tmp_path / "out", hooks=True)
     assert _decide(engine, "Bash", {"command": "ls -la"}, tmp_path) != "allow"
+
+
+@pytest.mark.parametrize(
+    ("matcher", "blocked", "free"),
+    [
+        ("Bash(?!Output)|Write", ["Bash", "Write", "BashOutput"], ["Read"]),  # widened, not every tool
+        ("(?<=x)Bash", ["Bash"], ["Read"]),
+        (r"(B)ash\1?", ["Bash"], []),
+        (r"(?<t>Ba)sh\k<t>?", ["Bash"], []),
+        ("(", ["Bash", "Read"], []),  # unreadable: every tool
+        ("[^]", ["Bash", "Read"], []),  # JavaScript's "any character", which RE2 cannot read
+        ("(?=Bash", ["Bash", "Read"], []),
+    ],
+)
+def test_pre_tool_use_matcher_widening_covers_the_original(
+    tmp_path: Path, matcher: str, blocked: list[str], free: list[str]
+) -> None:
+    """R11b-F2 (edge): the widened matcher keeps every tool the JavaScript regex selects; a
+    matcher that cannot be read at all runs the guard on every tool; a warning says so."""
+    settings = tmp_path / "settings.json"
+    settings.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": matcher, "hooks": [BLOCKING_HOOK]}]}}),
+        encoding="utf-8",
+    )
+    result = import_document(settings.read_text(), format="claude-code", path=str(settings))
+    assert len(result.document["hooks"]["tool_guard"]) == 1
+    assert any("cannot be used" in w.message and "every tool" in w.message for w in result.warnings)
+    engine = _imported("claude-code", settings, tmp_path / "out", hooks=True)
+    args = {"Bash": {"command": "ls"}, "Write": {"file_path": str(tmp_path / "x"), "content": ""}}
+    for tool in blocked:
+        assert _decide(engine, tool, args.get(tool, {"file_path": str(tmp_path / "x")}), tmp_path) == "deny"
+    for tool in free:
+        assert _decide(engine, tool, {"file_path": str(tmp_path / "x")}, tmp_path) != "deny"
+
+
+def test_permission_request_hook_with_an_unusable_matcher_is_an_error(tmp_path: Path) -> None:
+    """R11b-F2 (edge): a PermissionRequest hook may approve, so widening it could allow and dropping
+    it could lose a deny: the import stops with a located error and a hint."""
+    text = json.dumps(
+        {"hooks": {"PermissionRequest": [{"matcher": "^(?!Read$).*", "hooks": [BLOCKING_HOOK]}]}}
+    )
+    with pytest.raises(PolicyError) as err:
+        import_document(text, format="claude-code", path="settings.json")
+    assert "PermissionRequest" in str(err.value) and "matcher" in str(err.value)
+    assert err.value.errors[0].location is not None and err.value.errors[0].help
+
+
+def test_post_tool_use_hook_with_an_unusable_matcher_is_dropped_with_a_warning() -> None:
+    """R11b-F2 (edge): a PostToolUse hook decides nothing; it is not imported, and said so."""
+    text = json.dumps({"hooks": {"PostToolUse": [{"matcher": "^(?!Read$).*", "hooks": [BLOCKING_HOOK]}]}})
+    result = import_document(text, format="claude-code", path="settings.json")
+    assert "hooks" not in result.document
+    assert any("not imported" in w.message for w in result.warnings)
 
 
 # ---- R11b-F3: Copilot CLI's variadic --deny-tool ---------------------------------------------------

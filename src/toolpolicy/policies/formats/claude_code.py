@@ -19,6 +19,9 @@ Reproduces Claude Code's decisions with profile `claude-code` (research: claude-
   `Edit` and `Bash`; `auto` (a classifier) is not expressible and stays `default`.
 * `hooks.<Event>` groups become native hook groups. Claude's matcher (an `A|B`/`A, B` list of exact
   names, `*`/empty for all, else an unanchored JavaScript regex) is rewritten as an anchored regex.
+  A regex RE2 cannot run (lookaround, backreferences) is widened for `PreToolUse` (to the regex
+  without them, else every tool: the guard never runs on fewer tools), stops the import for
+  `PermissionRequest` (its hooks can approve), and drops the group of any other event (warned).
   `command` -> command hooks (Claude's default timeouts made explicit), `prompt`/`agent` -> model
   hooks; `http` and `mcp_tool` handlers are not supported (warned and dropped). A hook that is
   toolpolicy itself (`policy hook ...`, or an http hook to `policy serve`) is left out.
@@ -41,11 +44,13 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from ...errors import PolicyError
 from ...source import Location, Source
 from ..profiles import get_profile
 from ._auto_approve import add_protected_paths
 from ._common import (
     DIFFERS,
+    UNSUPPORTED,
     DocBuilder,
     ImportResult,
     LocatedDoc,
@@ -764,11 +769,20 @@ def _matcher(builder: DocBuilder, layer: Layer, event: str, matcher: Any, path: 
                 code=DIFFERS,
             )
         return None
-    return convert_matcher(builder, matcher, loc)
+    return convert_matcher(builder, matcher, loc, event)
 
 
-def convert_matcher(builder: DocBuilder, matcher: str, loc: Location) -> str | bool | None:
-    """Claude's matcher rule as an anchored regex (False: an invalid regex, which never matches)."""
+def convert_matcher(builder: DocBuilder, matcher: str, loc: Location, event: str) -> str | bool | None:
+    """Claude's matcher rule as an anchored regex (None: every tool; False: the group is dropped).
+
+    Claude tests a matcher that is not a plain name list as an unanchored JavaScript regex, which
+    has lookaround and backreferences; the native engine (RE2) has neither. For a `PreToolUse`
+    group (a `tool_guard`, which can only deny or ask) such a matcher is widened to a regex RE2
+    runs that matches every name the original matches (`js_regex_superset`), or to every tool,
+    so the guard never runs on fewer tools than in Claude. A `PermissionRequest` hook can also
+    approve, so neither widening nor dropping it is safe: the import stops with an error. Other
+    events' hooks decide nothing and are dropped with a warning.
+    """
     text = matcher.strip()
     if text in ("", "*"):
         return None
@@ -776,10 +790,125 @@ def convert_matcher(builder: DocBuilder, matcher: str, loc: Location) -> str | b
         names = [n.strip() for n in re.split(r"[|,]", text) if n.strip()]
         return anchored_exact(names) if names else None
     problem = matcher_problem(text)
-    if problem is not None:
+    if problem is None:
+        return f".*(?:{text}).*"
+    if event == "PermissionRequest":
+        raise PolicyError(
+            f"matcher `{matcher}` cannot be used: {problem}. A PermissionRequest hook can approve calls, "
+            "so it can be neither widened to more tools nor dropped",
+            code=UNSUPPORTED,
+            location=loc,
+            help="list the tools instead (`Bash|Edit`), or write a regex without lookaround and backreferences",
+        )
+    if event != "PreToolUse":
         builder.warn(f"matcher `{matcher}` cannot be used: {problem}; its hooks are not imported", loc)
         return False
-    return f".*(?:{text}).*"
+    wider = js_regex_superset(text)
+    if wider is not None and matcher_problem(wider) is None:
+        builder.warn(
+            f"matcher `{matcher}` cannot be used as written ({problem}); the guard runs on every tool "
+            f"`{wider}` matches (lookaround dropped, backreferences read as anything), a superset of "
+            "Claude Code's: it may deny or ask on tools Claude Code would not run it for",
+            loc,
+            code=DIFFERS,
+        )
+        return f".*(?:{wider}).*"
+    builder.warn(
+        f"matcher `{matcher}` cannot be used ({problem}); the guard runs on every tool (fail closed): "
+        "it may deny or ask on tools Claude Code would not run it for",
+        loc,
+        code=DIFFERS,
+        help="list the tools instead (`Bash|Edit`), or write a regex without lookaround and backreferences",
+    )
+    return None
+
+
+_LOOKAROUND_OPEN = ("(?=", "(?!", "(?<=", "(?<!")
+_NAMED_BACKREF = re.compile(r"\\k<[A-Za-z_$][\w$]*>")
+_NAMED_GROUP = re.compile(r"\(\?<([A-Za-z_][\w]*)>")
+
+
+def js_regex_superset(pattern: str) -> str | None:
+    """A JavaScript regex without its lookaround and backreferences, which matches every string the
+    original matches: a lookaround only adds a condition (dropped), a backreference consumes some
+    text (read as `(?s:.*)`); `(?<name>` groups are spelt `(?P<name>`. None when the pattern cannot
+    be read (an unclosed group or class)."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            m = _NAMED_BACKREF.match(pattern, i)
+            if m is not None:
+                out.append("(?s:.*)")
+                i = m.end()
+            elif i + 1 < n and pattern[i + 1] in "123456789":
+                j = i + 1
+                while j < n and pattern[j].isdigit():
+                    j += 1
+                out.append("(?s:.*)")
+                i = j
+            else:
+                out.append(pattern[i : i + 2])
+                i += 2
+        elif ch == "[":
+            end = _js_class_end(pattern, i)
+            if end is None:
+                return None
+            out.append(pattern[i:end])
+            i = end
+        elif ch == "(" and pattern.startswith(_LOOKAROUND_OPEN, i):
+            end = _group_end(pattern, i)
+            if end is None:
+                return None
+            i = end
+        elif ch == "(" and (m := _NAMED_GROUP.match(pattern, i)) is not None:
+            out.append(f"(?P<{m.group(1)}>")
+            i = m.end()
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def _js_class_end(pattern: str, start: int) -> int | None:
+    """The index after the `]` closing the class at `start` (in JavaScript `]` right after `[` or
+    `[^` closes it: `[]` is empty, `[^]` any character)."""
+    i = start + 1
+    if i < len(pattern) and pattern[i] == "^":
+        i += 1
+    while i < len(pattern):
+        if pattern[i] == "\\":
+            i += 2
+        elif pattern[i] == "]":
+            return i + 1
+        else:
+            i += 1
+    return None
+
+
+def _group_end(pattern: str, start: int) -> int | None:
+    """The index after the `)` closing the group opened at `start` (escapes and classes skipped)."""
+    depth, i = 0, start
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            end = _js_class_end(pattern, i)
+            if end is None:
+                return None
+            i = end
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
 
 
 def _handler(builder: DocBuilder, layer: Layer, event: str, hook: Any, path: tuple) -> dict[str, Any] | None:
