@@ -340,7 +340,6 @@ def test_copilot_first_deny_value_denies(tmp_path: Path) -> None:
     assert _decide(engine, "bash", {"command": "ls"}, tmp_path) == "allow"
 
 
-@pytest.mark.xfail(strict=True, reason="R11b-F3: Copilot's variadic --deny-tool keeps only its first pattern")
 @pytest.mark.parametrize(
     "line",
     [
@@ -351,9 +350,66 @@ def test_copilot_first_deny_value_denies(tmp_path: Path) -> None:
     ids=["deny-tool", "deny-tool-then-option", "excluded-tools"],
 )
 def test_copilot_every_deny_value_denies(tmp_path: Path, line: str) -> None:
+    """R11b-F3 (fixed): a variadic flag written with a blank takes every word up to the next option
+    or the end of the command, as commander (Copilot's option parser) does."""
     engine = _copilot(tmp_path, line)
     command = {"command": "git push origin main"}
     assert _decide(engine, "bash", command, tmp_path) == "deny"
+
+
+COPILOT_VALUES = [
+    # (invocation, what is denied, what is not)
+    (
+        "copilot --deny-tool 'shell(rm)' \\\n  'shell(git push)' --allow-all-tools",
+        ["git push x", "rm a"],
+        ["ls"],
+    ),
+    (
+        "copilot --allow-all-tools --deny-tool 'shell(rm)' 'shell(git push)' --model gpt-5",
+        ["git push x"],
+        ["ls"],
+    ),
+    ("copilot --allow-all-tools --deny-tool 'shell(rm)' 'shell(git push)' -- more", ["git push x"], ["ls"]),
+    ("copilot --allow-all-tools --excluded-tools=bash_x bash", [], ["git push x"]),  # `=`: one value only
+    ("copilot --allow-all-tools --deny-tool 'shell(rm)'; echo 'shell(git push)'", ["rm a"], ["git push x"]),
+    ("copilot --allow-all-tools --deny-tool 'shell(rm)' # 'shell(git push)'", ["rm a"], ["git push x"]),
+    ("copilot --allow-all-tools --deny-tool 'shell(rm)'\necho 'shell(git push)'", ["rm a"], ["git push x"]),
+    ("exec copilot --allow-all-tools --deny-tool 'shell(rm)' \"$@\"", ["rm a"], ["ls"]),
+]
+
+
+@pytest.mark.parametrize(("line", "denied", "allowed"), COPILOT_VALUES)
+def test_copilot_variadic_values_end_where_commander_ends_them(
+    tmp_path: Path, line: str, denied: list[str], allowed: list[str]
+) -> None:
+    """R11b-F3 (edge): values continue over a backslash-newline; they end at the next option, `--`,
+    a command separator, a comment, a newline and a wrapper's `"$@"`; `--flag=A` takes `A` only."""
+    engine = _copilot(tmp_path, line)
+    for command in denied:
+        assert _decide(engine, "bash", {"command": command}, tmp_path) == "deny", command
+    for command in allowed:
+        assert _decide(engine, "bash", {"command": command}, tmp_path) == "allow", command
+
+
+def test_copilot_variadic_allow_values_are_read_too(tmp_path: Path) -> None:
+    """R11b-F3 (edge): `--allow-tool A B` allows both (and only them); a later deny still wins."""
+    engine = _copilot(
+        tmp_path, "copilot --allow-tool 'shell(ls)' 'shell(git:*)' --deny-tool 'shell(git push)'"
+    )
+    assert _decide(engine, "bash", {"command": "ls -la"}, tmp_path) == "allow"
+    assert _decide(engine, "bash", {"command": "git status"}, tmp_path) == "allow"
+    assert _decide(engine, "bash", {"command": "git push"}, tmp_path) == "deny"
+    assert _decide(engine, "bash", {"command": "rm x"}, tmp_path) == "ask"
+
+
+def test_copilot_variadic_value_that_is_no_pattern_is_an_error(tmp_path: Path) -> None:
+    """R11b-F3 (edge): a prompt left after a variadic flag is read as a pattern by Copilot too; the
+    import says so with a located error instead of dropping it."""
+    flags = tmp_path / "copilot.sh"
+    flags.write_text("copilot --deny-tool 'shell(rm)' 'fix the bug'\n", encoding="utf-8")
+    with pytest.raises(PolicyError) as err:
+        run_import("copilot", str(flags), None)
+    assert "fix the bug" in str(err.value)
 
 
 # ---- R11b-F4: Copilot CLI's URL denies also govern the shell ---------------------------------------

@@ -38,8 +38,11 @@ WRITE_TOOLS = "create|edit"
 SUBCOMMAND_TOOLS = frozenset({"git", "gh"})
 _FLAG = re.compile(
     r"(?<![\w-])--(allow-tool|deny-tool|excluded-tools|available-tools|allow-url|deny-url|"
-    r"allow-all-tools|allow-all-urls|allow-all|yolo)\b(?:=|[ \t]+(?!--))?"
+    r"allow-all-tools|allow-all-urls|allow-all|yolo)\b(=)?"
 )
+# one shell word: quoted parts and unquoted runs, up to a blank or a control operator (`;`, `&`, `|`)
+_WORD = re.compile(r"(?:'[^']*'|\"(?:[^\"\\]|\\.)*\"|\\.|[^\s'\"\\;&|])+")
+_GAP = re.compile(r"(?:[ \t]|\\\r?\n)*")  # blanks and backslash-newline continuations
 _VALUE_FLAGS = {"allow-tool", "deny-tool", "excluded-tools", "available-tools", "allow-url", "deny-url"}
 _PATTERN = re.compile(r"^\s*([^\s(),]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 _MCP_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -84,15 +87,19 @@ def _flags(builder: DocBuilder, source: Source) -> None:
                 builder.set("default", "allow", loc)
                 add_protected_paths(builder, loc, setting=f"--{flag}", agent="Copilot CLI")
             continue
-        value, span = _flag_value(source.text, m.end())
-        vloc = Location(source, span)
-        if value is None:
+        values = _flag_values(source.text, m.end(), variadic=m.group(2) is None)
+        if not values:
             errors.append(parse_error(f"`--{flag}` needs a value", loc))
             continue
-        for item in _split(value):
-            problem = _apply(builder, flag, item, vloc)
-            if problem:
-                errors.append(parse_error(problem, vloc, help="see `copilot help permissions`"))
+        for value, span in values:
+            vloc = Location(source, span)
+            if value is None:
+                errors.append(parse_error(f"`--{flag}`: cannot read this value as a shell word", vloc))
+                continue
+            for item in _split(value):
+                problem = _apply(builder, flag, item, vloc)
+                if problem:
+                    errors.append(parse_error(problem, vloc, help="see `copilot help permissions`"))
     if not found and source.text.strip():
         errors.append(
             parse_error(
@@ -105,16 +112,44 @@ def _flags(builder: DocBuilder, source: Source) -> None:
         raise PolicyErrors(errors)
 
 
-def _flag_value(text: str, start: int) -> tuple[str | None, Span]:
-    """The shell word at `start` (quotes removed), and where it is."""
-    m = re.compile(r"('[^']*'|\"(?:[^\"\\]|\\.)*\"|[^\s'\"]+)+").match(text, start)
-    if m is None or m.group(0).startswith("--"):
-        return None, Span(start, start + 1)
+def _flag_values(text: str, start: int, *, variadic: bool) -> list[tuple[str | None, Span]]:
+    """The values of a flag ending at `start`, each with where it is (None: an unreadable word).
+
+    `copilot --help` shows every value flag as variadic (`--deny-tool [<tools>...]`), parsed by
+    commander: `--flag=A` takes `A` only; `--flag A B C` takes every following word up to the next
+    word that starts with `-` (another option; `--` ends the options) or the end of the command
+    (a newline that is not a continuation, `;`, `&`, `|`, a `#` comment). A wrapper script's own
+    arguments (`"$@"`) end the list too: what they hold is not known here."""
+    if not variadic:
+        m = _WORD.match(text, start)
+        return [_word(m)] if m is not None else []
+    out: list[tuple[str | None, Span]] = []
+    pos = start
+    while True:
+        gap = _GAP.match(text, pos)
+        pos = gap.end() if gap is not None else pos
+        m = _WORD.match(text, pos) if pos > start else None  # a value follows a blank
+        if m is None or m.group(0).startswith("#") or m.group(0) in _WRAPPER_ARGS:
+            break
+        value, span = _word(m)
+        if value is not None and len(value) > 1 and value.startswith("-"):
+            break  # the next option
+        out.append((value, span))
+        start = pos = m.end()
+    return out
+
+
+_WRAPPER_ARGS = frozenset({'"$@"', "$@", '"$*"', "$*"})
+
+
+def _word(m: re.Match[str]) -> tuple[str | None, Span]:
+    """A matched shell word with its quotes removed, and where it is."""
+    span = Span(m.start(), m.end())
     try:
         words = shlex.split(m.group(0))
     except ValueError:
-        return None, Span(m.start(), m.end())
-    return (words[0] if words else None), Span(m.start(), m.end())
+        return None, span
+    return (words[0] if len(words) == 1 else "".join(words)), span
 
 
 def _split(value: str) -> list[str]:
