@@ -427,9 +427,6 @@ def test_copilot_url_deny_covers_web_fetch(tmp_path: Path) -> None:
     assert _decide(engine, "web_fetch", {"url": "http://EVIL.example/x"}, tmp_path) == "deny"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11b-F4: Copilot --deny-url / url() denies are not applied to shell commands"
-)
 @pytest.mark.parametrize(
     ("line", "command"),
     [
@@ -440,8 +437,61 @@ def test_copilot_url_deny_covers_web_fetch(tmp_path: Path) -> None:
     ids=["deny-url", "deny-tool-url", "allowed-curl"],
 )
 def test_copilot_url_deny_covers_the_shell(tmp_path: Path, line: str, command: str) -> None:
+    """R11b-F4 (fixed): a URL deny is also a deny rule on `bash|powershell` commands whose text
+    names the host (every spelling the shell view reads), beating `--allow-all-tools` and allows."""
     engine = _copilot(tmp_path, line)
     assert _decide(engine, "bash", {"command": command}, tmp_path) == "deny"
+
+
+URL_SHELL_CASES = [
+    # (invocation, tool, command, decision)
+    ("copilot --allow-all-tools --deny-url=evil.example", "bash", "curl -sS https://EVIL.Example./x", "deny"),
+    ("copilot --allow-all-tools --deny-url=evil.example", "bash", "wget EVIL.EXAMPLE/x", "deny"),
+    (
+        "copilot --allow-all-tools --deny-url=evil.example",
+        "bash",
+        "sh -c 'curl http://evil.example:8080/'",
+        "deny",
+    ),
+    ("copilot --allow-all-tools --deny-url=evil.example", "powershell", "iwr https://evil.example/x", "deny"),
+    ("copilot --allow-all-tools --deny-url=evil.example", "bash", "curl https://good.example/x", "allow"),
+    ("copilot --allow-all-tools --deny-url=169.254.169.254", "bash", "curl http://2852039166/", "deny"),
+    ("copilot --allow-all-tools --deny-url=169.254.169.254", "bash", "curl http://0xa9fea9fe/", "deny"),
+    ("copilot --allow-all-tools --deny-url='*.evil.example'", "bash", "curl https://a.evil.example/", "deny"),
+    (
+        "copilot --allow-all-tools --deny-url=https://evil.example/path",
+        "bash",
+        "curl http://evil.example/",
+        "deny",
+    ),
+    ("copilot --allow-all-tools --deny-url a.example b.example", "bash", "curl https://b.example/", "deny"),
+    ("copilot --allow-all-tools --deny-tool 'url(*)'", "bash", "curl https://anything.example/", "deny"),
+    ("copilot --allow-all-tools --deny-tool 'url(*)'", "bash", "wget anything.example", "deny"),
+    ("copilot --allow-all-tools --deny-tool 'url(*)'", "bash", "ls -la", "allow"),
+    # an allowed URL does not approve a shell command (Copilot still asks for the shell tool)
+    ("copilot --allow-url=good.example", "bash", "curl https://good.example/", "ask"),
+]
+
+
+@pytest.mark.parametrize(("line", "tool", "command", "expected"), URL_SHELL_CASES)
+def test_copilot_url_rules_on_the_shell(
+    tmp_path: Path, line: str, tool: str, command: str, expected: str
+) -> None:
+    """R11b-F4 (edge): case, a trailing dot, a port, numeric IPv4 spellings, nested shells,
+    PowerShell, wildcard subdomains, a URL with a path, `url(*)`, variadic URL flags; allows stay
+    off the shell."""
+    engine = _copilot(tmp_path, line)
+    assert _decide(engine, tool, {"command": command}, tmp_path) == expected
+
+
+def test_copilot_config_denied_urls_cover_the_shell(tmp_path: Path) -> None:
+    """R11b-F4 (edge): `deniedUrls` in Copilot's config is the same URL deny."""
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"deniedUrls": ["evil.example"], "allowedUrls": ["good.example"]}), "utf-8")
+    engine = _imported("copilot", config, tmp_path / "out")
+    assert _decide(engine, "bash", {"command": "curl https://evil.example/x"}, tmp_path) == "deny"
+    assert _decide(engine, "web_fetch", {"url": "https://evil.example/x"}, tmp_path) == "deny"
+    assert _decide(engine, "bash", {"command": "curl https://good.example/x"}, tmp_path) == "ask"
 
 
 # ---- held: hostile settings files are located errors, never tracebacks -----------------------------

@@ -7,6 +7,8 @@ are found wherever they appear). Profile `copilot`; default ask (Copilot asks be
 that is not read-only; its own automatic approval of read-only shell commands is not reproduced,
 so those ask: the safe side).
 
+* Every value flag is variadic (`--deny-tool [<tools>...]`, read by commander): `--flag A B C` takes
+  the words up to the next option or the end of the command, `--flag=A` one word.
 * `--deny-tool` beats `--allow-tool`, even `--allow-all-tools` (which becomes `default: allow`,
   as do `--allow-all` / `--yolo`). Values are comma-separated patterns `kind(argument)`:
   - `shell` all commands; `shell(cmd:*)` the command stem and its subcommands (`git:*` matches
@@ -16,14 +18,16 @@ so those ask: the safe side).
   - `write` / `write(path)`: `create|edit`; a relative path matches by trailing components (a
     bare native pattern, any depth), an absolute one that file only.
   - `url(...)`: `web_fetch`; protocol-aware in Copilot, so an allow keeps the protocol
-    (`https://` when none is given) in a `when`; a deny covers every protocol.
+    (`https://` when none is given) in a `when`; a deny covers every protocol, and also shell
+    commands whose text names the host (Copilot applies URL rules to the shell tool too).
   - `<server>(tool?)`: MCP tools, named `<server>-<tool>` in Copilot's hooks.
 * `--excluded-tools` denies the tools it names; `--available-tools` is not imported (warned).
-* Config `allowedUrls` / `deniedUrls` are `url(...)` allows and denies.
+* Config `allowedUrls` / `deniedUrls` are `url(...)` allows and denies (a deny also on the shell).
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shlex
 
@@ -235,11 +239,15 @@ _URL = re.compile(r"^(?:(https?)://)?([^/\s:]+)(?::\d+)?(?:/.*)?$", re.IGNORECAS
 def _url(builder: DocBuilder, decision: str, value: str, loc: Location) -> str | None:
     if value.strip() == "*":
         builder.add_permission(decision, "web_fetch", loc)
+        if decision == "deny":
+            _shell_url_deny(builder, None, loc)
         return None
     m = _URL.match(value.strip())
     if m is None:
         return f"`{value}` is not a URL or domain pattern"
     scheme, host = (m.group(1) or "https").lower(), m.group(2).lower()
+    if decision == "deny":
+        _shell_url_deny(builder, host, loc)
     rule = {"decision": decision, "match": f"web_fetch(domain:{host})"}
     if decision == "allow":
         rule["when"] = f"args.url.lower().startsWith({cel_string(scheme + '://')})"
@@ -254,6 +262,61 @@ def _url(builder: DocBuilder, decision: str, value: str, loc: Location) -> str |
             return None
     builder.add_rule(rule, loc)
     return None
+
+
+# programs that fetch the URL they are given (`url(*)` denies them whatever they name)
+URL_FETCHERS = ("curl", "wget", "http", "https", "xh", "aria2c", "lynx", "w3m", "links")
+
+
+def _shell_url_deny(builder: DocBuilder, host: str | None, loc: Location) -> None:
+    """`url(...)` patterns "apply to the shell and web-fetch tools" (`copilot help permissions`):
+    a URL deny is also a deny of shell commands whose text names the host (None: any URL).
+
+    Copilot reads the URLs of network commands; toolpolicy matches the command text, where the
+    shell view also spells every URL's host canonically (`kinds/shell_hosts.py`: case, a trailing
+    dot, numeric IPv4 forms), so the rule names the host in its canonical and IDNA spellings, case
+    folded, at any place in the text: a broader deny (the name in a commit message too)."""
+    if host is None:
+        match = [f"{SHELL_TOOLS}:command=*://*", *(f"{SHELL_TOOLS}({p} *)" for p in URL_FETCHERS)]
+        what = "any URL"
+    else:
+        match = [f"{SHELL_TOOLS}:command=*{_host_glob(h)}*" for h in _host_spellings(host)]
+        what = f"`{host}`"
+    builder.add_rule(
+        {
+            "decision": "deny",
+            "match": match if len(match) > 1 else match[0],
+            "reason": f"Copilot URL deny: {what} (URL rules apply to the shell and web-fetch tools)",
+        },
+        loc,
+    )
+    builder.warn(
+        f"the URL deny of {what} is also a deny of shell commands whose text names "
+        + ("a URL or that run a download program" if host is None else "the host")
+        + ": Copilot reads the URLs of network commands, toolpolicy the command text (a broader deny)",
+        loc,
+        code=DIFFERS,
+    )
+
+
+def _host_spellings(host: str) -> list[str]:
+    """The host as written (lower case), as the URL kind spells it and in IDNA (`xn--`) form."""
+    from ...runtime.kinds.url import canonical_host
+
+    forms = [host.rstrip(".") or host]
+    if "*" not in host:
+        forms.append(canonical_host(host) or host)
+        with contextlib.suppress(UnicodeError):  # a label too long or empty for IDNA
+            forms.append(host.encode("idna").decode("ascii"))
+    return list(dict.fromkeys(f for f in forms if f))
+
+
+def _host_glob(host: str) -> str:
+    """A case-insensitive glob of the host's text; its `*` stays a wildcard (`*.example.com`)."""
+    return "".join(
+        "*" if c == "*" else f"[{c.lower()}{c.upper()}]" if c.isascii() and c.isalpha() else glob_escape(c)
+        for c in host
+    )
 
 
 def flags_in(text: str) -> bool:
