@@ -275,7 +275,7 @@ def test_hook_with_a_lookaround_matcher_still_blocks(tmp_path: Path, matcher: st
         (r"(B)ash\1?", ["Bash"], []),
         (r"(?<t>Ba)sh\k<t>?", ["Bash"], []),
         ("(", ["Bash", "Read"], []),  # unreadable: every tool
-        ("[^]", ["Bash", "Read"], []),  # JavaScript's "any character", which RE2 cannot read
+        (r"\cJ|Bash", ["Bash", "Read"], []),  # a JavaScript escape neither engine here reads: every tool
         ("(?=Bash", ["Bash", "Read"], []),
     ],
 )
@@ -298,6 +298,30 @@ def test_pre_tool_use_matcher_widening_covers_the_original(
         assert _decide(engine, tool, args.get(tool, {"file_path": str(tmp_path / "x")}), tmp_path) == "deny"
     for tool in free:
         assert _decide(engine, tool, {"file_path": str(tmp_path / "x")}, tmp_path) != "deny"
+
+
+@pytest.mark.parametrize(
+    ("matcher", "runs_on", "not_on"),
+    [
+        ("[^]", ["Bash", "Read"], []),  # JavaScript: any one character
+        ("Bash[]|Read", ["Read"], ["Bash"]),  # JavaScript: `[]` matches nothing
+        ("[[:alpha:]]", ["p]"], ["Bash", "p"]),  # JavaScript: the class `[[:alph]`, then `]`
+        ("(?<x>Ba)sh", ["Bash"], ["Read"]),  # a named group, spelt `(?P<x>` for RE2
+    ],
+)
+def test_javascript_only_spellings_translate_exactly(
+    matcher: str, runs_on: list[str], not_on: list[str]
+) -> None:
+    """R11b-F2 (edge): JavaScript spellings RE2 reads differently are translated, not widened (no
+    warning); checked against node's `RegExp.test` when this was written."""
+    import re2
+
+    text = json.dumps({"hooks": {"PermissionRequest": [{"matcher": matcher, "hooks": [BLOCKING_HOOK]}]}})
+    result = import_document(text, format="claude-code", path="settings.json")
+    assert not [w for w in result.warnings if "matcher" in w.message]
+    native = result.document["hooks"]["permission_request"][0]["matcher"]
+    assert all(re2.fullmatch(native, t) for t in runs_on)
+    assert not any(re2.fullmatch(native, t) for t in not_on)
 
 
 def test_permission_request_hook_with_an_unusable_matcher_is_an_error(tmp_path: Path) -> None:

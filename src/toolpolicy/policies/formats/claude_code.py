@@ -42,7 +42,7 @@ import os
 import re
 import shlex
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...errors import PolicyError
 from ...source import Location, Source
@@ -789,9 +789,11 @@ def convert_matcher(builder: DocBuilder, matcher: str, loc: Location, event: str
     if _EXACT_MATCHER_RE.fullmatch(text):
         names = [n.strip() for n in re.split(r"[|,]", text) if n.strip()]
         return anchored_exact(names) if names else None
-    problem = matcher_problem(text)
-    if problem is None:
-        return f".*(?:{text}).*"
+    translated = js_regex_superset(text)
+    problem = matcher_problem(text) if translated is None else matcher_problem(translated.pattern)
+    if translated is not None and problem is None and not translated.widened:
+        return f".*(?:{translated.pattern}).*"
+    problem = problem or matcher_problem(text) or "it needs backreferences or lookaround, which RE2 lacks"
     if event == "PermissionRequest":
         raise PolicyError(
             f"matcher `{matcher}` cannot be used: {problem}. A PermissionRequest hook can approve calls, "
@@ -803,16 +805,15 @@ def convert_matcher(builder: DocBuilder, matcher: str, loc: Location, event: str
     if event != "PreToolUse":
         builder.warn(f"matcher `{matcher}` cannot be used: {problem}; its hooks are not imported", loc)
         return False
-    wider = js_regex_superset(text)
-    if wider is not None and matcher_problem(wider) is None:
+    if translated is not None and matcher_problem(translated.pattern) is None:
         builder.warn(
             f"matcher `{matcher}` cannot be used as written ({problem}); the guard runs on every tool "
-            f"`{wider}` matches (lookaround dropped, backreferences read as anything), a superset of "
-            "Claude Code's: it may deny or ask on tools Claude Code would not run it for",
+            f"`{translated.pattern}` matches (lookaround dropped, backreferences read as anything), a "
+            "superset of Claude Code's: it may deny or ask on tools Claude Code would not run it for",
             loc,
             code=DIFFERS,
         )
-        return f".*(?:{wider}).*"
+        return f".*(?:{translated.pattern}).*"
     builder.warn(
         f"matcher `{matcher}` cannot be used ({problem}); the guard runs on every tool (fail closed): "
         "it may deny or ask on tools Claude Code would not run it for",
@@ -823,31 +824,37 @@ def convert_matcher(builder: DocBuilder, matcher: str, loc: Location, event: str
     return None
 
 
+class JsRegex(NamedTuple):
+    """A JavaScript regex spelt for RE2: `widened` when lookaround or backreferences were dropped."""
+
+    pattern: str
+    widened: bool
+
+
 _LOOKAROUND_OPEN = ("(?=", "(?!", "(?<=", "(?<!")
 _NAMED_BACKREF = re.compile(r"\\k<[A-Za-z_$][\w$]*>")
 _NAMED_GROUP = re.compile(r"\(\?<([A-Za-z_][\w]*)>")
 
 
-def js_regex_superset(pattern: str) -> str | None:
-    """A JavaScript regex without its lookaround and backreferences, which matches every string the
-    original matches: a lookaround only adds a condition (dropped), a backreference consumes some
-    text (read as `(?s:.*)`); `(?<name>` groups are spelt `(?P<name>`. None when the pattern cannot
-    be read (an unclosed group or class)."""
+def js_regex_superset(pattern: str) -> JsRegex | None:
+    """A JavaScript regex as RE2 reads it, matching every string the original matches: a
+    lookaround only adds a condition (dropped), a backreference consumes some text (read as
+    `(?s:.*)`); JavaScript's own spellings are translated exactly (`(?<name>` as `(?P<name>`, the
+    empty class `[]` as `[^\\s\\S]`, `[^]` as `[\\s\\S]`). None when the pattern cannot be read (an
+    unclosed group or class)."""
     out: list[str] = []
+    widened = False
     i, n = 0, len(pattern)
     while i < n:
         ch = pattern[i]
         if ch == "\\":
             m = _NAMED_BACKREF.match(pattern, i)
-            if m is not None:
-                out.append("(?s:.*)")
-                i = m.end()
-            elif i + 1 < n and pattern[i + 1] in "123456789":
-                j = i + 1
-                while j < n and pattern[j].isdigit():
+            if m is not None or (i + 1 < n and pattern[i + 1] in "123456789"):
+                j = m.end() if m is not None else i + 1
+                while m is None and j < n and pattern[j].isdigit():
                     j += 1
                 out.append("(?s:.*)")
-                i = j
+                widened, i = True, j
             else:
                 out.append(pattern[i : i + 2])
                 i += 2
@@ -855,20 +862,36 @@ def js_regex_superset(pattern: str) -> str | None:
             end = _js_class_end(pattern, i)
             if end is None:
                 return None
-            out.append(pattern[i:end])
+            body = pattern[i:end]
+            out.append({"[]": "[^\\s\\S]", "[^]": "[\\s\\S]"}.get(body) or _class_text(body))
             i = end
         elif ch == "(" and pattern.startswith(_LOOKAROUND_OPEN, i):
             end = _group_end(pattern, i)
             if end is None:
                 return None
-            i = end
+            widened, i = True, end
         elif ch == "(" and (m := _NAMED_GROUP.match(pattern, i)) is not None:
             out.append(f"(?P<{m.group(1)}>")
             i = m.end()
         else:
             out.append(ch)
             i += 1
-    return "".join(out)
+    return JsRegex("".join(out), widened)
+
+
+def _class_text(body: str) -> str:
+    """A JavaScript class for RE2: a `[` inside it is a plain member (escaped: `[[:` is no POSIX class)."""
+    inner = body[1:-1]
+    out: list[str] = []
+    k = 0
+    while k < len(inner):
+        if inner[k] == "\\":
+            out.append(inner[k : k + 2])
+            k += 2
+            continue
+        out.append("\\[" if inner[k] == "[" else inner[k])
+        k += 1
+    return "[" + "".join(out) + "]"
 
 
 def _js_class_end(pattern: str, start: int) -> int | None:
