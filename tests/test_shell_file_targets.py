@@ -126,9 +126,10 @@ F13_UNKNOWN = [
     ("for f in .env; do cat $f; done", "deny"), ('for f in .e*; do cat "$f"; done', "deny"),
     ('for f in x .env; do cat "${f}"; done', "deny"), ("for f in .git/hooks/x; do cp evil $f; done", "deny"),
     ('for f in "a b"; do cat "$f"; done', "ask"), ("for f in $(ls); do cat $f; done", "ask"),
-    # the list pins `$f` only when nothing may set `f` otherwise
-    ("for f in README.md; do f=.env; cat $f; done", "ask"), ('for f in README.md; do read f; cat "$f"; done', "ask"),
-    ("g() { f=.env; }; for f in a.py; do g; cat $f; done", "ask"), ('for f in a.py; do eval "$x"; cat $f; done', "ask"),
+    # the list pins `$f` only when nothing may set `f` otherwise; a plain value set in the text is
+    # a reading of `$f` too (round 11: `f=.env` there makes `cat $f` read `.env`)
+    ("for f in README.md; do f=.env; cat $f; done", "deny"), ('for f in README.md; do read f; cat "$f"; done', "ask"),
+    ("g() { f=.env; }; for f in a.py; do g; cat $f; done", "deny"), ('for f in a.py; do eval "$x"; cat $f; done', "ask"),
     ('for f in a.py; do declare "$x"; cat $f; done', "ask"), ("for f in a.py; do . ./x; cat $f; done", "ask"),
     ('for f in .e*; do cat "./$f"; done', "ask"),  # a glob value is not put inside a word
     # `..` after an unknown directory: any directory

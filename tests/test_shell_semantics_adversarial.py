@@ -355,7 +355,6 @@ SAME_CALL_VALUES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R11a-F6: a same-call variable's literal value asks, yolo lifts it")
 @pytest.mark.parametrize("command", SAME_CALL_VALUES)
 def test_a_same_call_variable_value_reads_the_denied_file_in_yolo(
     engines: dict[str, Engine], dirs: tuple[Path, Path], command: str

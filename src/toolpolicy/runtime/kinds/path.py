@@ -800,7 +800,11 @@ def proc_link(path: str) -> tuple[str, str] | None:
                 out.pop()
             continue
         out.append(seg)
-        if seg in ("cwd", "root") and out[0] == "proc" and (len(out) == 3 or (len(out) == 5 and out[2] == "task")):
+        if (
+            seg in ("cwd", "root")
+            and out[0] == "proc"
+            and (len(out) == 3 or (len(out) == 5 and out[2] == "task"))
+        ):
             kind = seg if out[1] in ("self", "thread-self") else "other"
             return kind, path[pos:]
     return None

@@ -86,8 +86,10 @@ from .shell_assigns import (
     alias_values,
     assigns_only_safe,
     home_forms,
+    literal_values,
     rebinds,
     safe_assign,
+    substituted,
 )
 from .shell_hosts import NET_PROGRAMS, host_reading
 from .shell_knowledge import ALL_DATA, GUARDING, Analysis, Spec, Table, analyse, bundled
@@ -500,6 +502,7 @@ _SOURCE = frozenset({"source", "."})
 _LINKERS = frozenset({"ln", "link", "cp"})
 _AT_FILE = lazy_compile(r"[^=@<]*(?:=[@<]|@)")  # curl's `name=@file`, `name=<file`, `name@file`
 _LINK_OPTION = lazy_compile(r"(?:^|\s)(?:-[a-zA-Z]*[sl][a-zA-Z]*|--(?:sy|li)[a-z-]*)(?:\s|$)")
+_MAX_VALUED = 8  # readings of one command with the values its variables were given in the text
 _MAX_INNER = 16  # commands run by commands (env sudo xargs rm ...) analysed per unit
 _REPLACE = "{}"
 
@@ -545,11 +548,19 @@ class _Walk:
         links: list[str] = []  # names `ln`/`cp -s` gave to links earlier in this text
         homes: list[str] = []  # values `HOME` was given in this text (target patterns)
         rebound: dict[str, str] = {}  # names bound to other programs earlier in this text
+        known: dict[str, tuple[str, ...]] = {}  # variables given plain values earlier in this text
         several = len(commands) > 1  # a consumer matters only beside a command that prints
         for i, cmd in enumerate(commands):
             more, stdin_code, interprets, cdpath = self.command(cmd, depth, taint, bases)
             if rebound and cmd.words:  # `hash -p /bin/cat ls; ls .env`: `ls` runs `cat`
                 more = more + self.rebound(cmd, rebound, depth, taint, bases)
+            if known and "$" in cmd.raw:  # `x=.env; cat $x`: also read with the value it has
+                more = more + self.valued(cmd.raw, known, depth, taint, bases)
+            for name, given in literal_values(cmd, _allow_start([w.value for w in cmd.words])).items():
+                if given is None:
+                    known.pop(name, None)
+                else:
+                    known[name] = given
             if "HOME" in cmd.raw:  # `HOME=~/.ssh; cat ~/id_rsa`: `~` is what HOME holds then
                 values = [w.value for w in cmd.words]
                 homes.extend(f for f in home_forms(cmd, _allow_start(values)) or () if f not in homes)
@@ -958,6 +969,20 @@ class _Walk:
         words = (*cmd.words[:k], Word(program, program, False, False), *cmd.words[k + 1 :])
         return self.command(cmd._replace(words=words), depth, taint, bases)[0]
 
+    def valued(
+        self, raw: str, known: dict[str, tuple[str, ...]], depth: int, taint: bool, bases: tuple[str, ...]
+    ) -> list[Unit]:
+        """The units of a command read with the plain values earlier commands of the text gave
+        its variables (`shell_assigns.substituted`): `x=.env; cat $x` is also `cat .env`, so a
+        deny on `.env` sees it (the command with `$x` unknown is decided as well)."""
+        units: list[Unit] = []
+        for text in substituted(raw, known, _MAX_VALUED):
+            try:
+                units.extend(self.script(text, depth + 1, taint=taint, bases=bases))
+            except Unparseable:
+                continue  # the command as written is still decided (its expansion unknown)
+        return units
+
     def latent(self, scripts: list[str], depth: int, bases: tuple[str, ...]) -> list[Unit]:
         """The units of code an assignment stores for bash to run later (`_latent_scripts`)."""
         return [u for text in scripts for u in self.script(text, depth + 1, taint=False, bases=bases)]
@@ -1188,7 +1213,6 @@ def _word_targets(word: Word, cut: int, bases: tuple[str, ...]) -> list[str]:
     if value.startswith("/") or bases == _NO_BASES:
         return [value]
     return [_join_base(b, _escape(value), False) for b in bases]
-
 
 
 def _object_path_targets(value: str, bases: tuple[str, ...], values: Sequence[str]) -> list[str]:

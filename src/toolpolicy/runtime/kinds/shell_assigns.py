@@ -236,3 +236,101 @@ def _table_entries(word: Word) -> list[tuple[str, str]]:
 
 
 _ENTRY = re.compile(r"""\[([^\]]*)\]=('[^']*'|"(?:[^"\\]|\\.)*"|(?:[^\s'"()\\]|\\.)+)""")
+
+
+# --------------------------------------------------------------------------- values in the text
+
+
+def literal_values(cmd: Command, k0: int) -> dict[str, tuple[str, ...] | None]:
+    """The variables `cmd` gives a value, and the values when the text shows them plainly (None:
+    a value the text does not show, which forgets an earlier one). `x=.env`, `x=(.env b)`,
+    `declare x=.env`, `set -- .env b` (the positional parameters: `@`, `*`, `1`...) and
+    `read x <<< .env`. A value is plain when bash reads it as one word that no later expansion
+    changes (`PLAIN_VALUE`: no spaces, quotes, globs, `$` or leading `~`); a prefix assignment
+    (`x=.env cat $x`) is not in effect when its own command's words are expanded, so it is none."""
+    out: dict[str, tuple[str, ...] | None] = {}
+    words = cmd.words[k0:]
+    if not words:
+        for a in cmd.assigns:
+            out.update(_assigned_value(a))
+        return out
+    name = words[0].value
+    if name in DECLARING:
+        for w in words[1:]:
+            if not w.value.startswith("-"):
+                out.update(_assigned_value(w))
+    elif (
+        name == "set"
+        and len(words) > 1
+        and (words[1].value == "--" or not words[1].value.startswith(("-", "+")))
+    ):
+        args = words[2:] if words[1].value == "--" else words[1:]
+        plain = all(not w.dynamic and PLAIN_VALUE.fullmatch(w.value) for w in args)
+        values = tuple(w.value for w in args) if plain else None
+        out.update({"@": values, "*": values})
+        out.update({str(i): (v,) if values else None for i, v in enumerate(values or ("",) * len(args), 1)})
+    elif name == "unset":
+        out.update((w.value, None) for w in words[1:] if not w.value.startswith("-"))
+    elif name in ASSIGNING_BUILTINS:
+        names = assigned_names(name, words[1:]) or []
+        given = (
+            cmd.stdin[0].text.strip()
+            if name == "read" and len(cmd.stdin) == 1 and cmd.stdin[0].literal
+            else None
+        )
+        for n, dynamic in names:  # (an unknown name forgets nothing: a value kept only adds readings)
+            if not dynamic:
+                single = len(names) == 1 and given is not None and PLAIN_VALUE.fullmatch(given) is not None
+                out[n] = (given,) if single and given is not None else None
+    return out
+
+
+def _assigned_value(word: Word) -> dict[str, tuple[str, ...] | None]:
+    name, eq, value = word.value.partition("=")
+    if not eq or not name.isidentifier():
+        return {}
+    if name.endswith("+") or word.dynamic:
+        return {name.rstrip("+"): None}
+    if value.startswith("(") and value.endswith(")"):
+        items = tuple(value[1:-1].split())
+        return {name: items if items and all(PLAIN_VALUE.fullmatch(i) for i in items) else None}
+    return {name: (value,) if PLAIN_VALUE.fullmatch(value) else None}
+
+
+PLAIN_VALUE = re.compile(r"[A-Za-z0-9._/+,:@%=-][A-Za-z0-9._/+,:@%=~-]*")
+
+
+def substituted(raw: str, known: dict[str, tuple[str, ...]], limit: int) -> list[str]:
+    """`raw` with the variables of `known` it expands (`$x`, `${x}`, `"${a[@]}"`, `"$@"`, `$1`)
+    replaced by their values: one text per value of each variable (the others at their first
+    value), at most `limit` texts. A value is plain (`PLAIN_VALUE`), so it reads the same in any
+    quoting."""
+    found = [name for name in known if _reference(name).search(raw)]
+    if not found:
+        return []
+    first = {name: known[name][0] for name in found}
+    out: list[str] = []
+    for name in found:
+        for value in known[name]:
+            texts = dict(first, **{name: value})
+            text = raw
+            for n, v in texts.items():
+                text = _reference(n).sub(lambda _m, v=v: v, text)  # type: ignore[misc]
+            if text not in out:
+                out.append(text)
+            if len(out) >= limit:
+                return out
+    return out
+
+
+def _reference(name: str) -> re.Pattern[str]:
+    """`$name`, `${name}`, `${name[...]}` (`$@`, `$*`, `$1` for the positional parameters)."""
+    pattern = _REFERENCES.get(name)
+    if pattern is None:
+        n = re.escape(name)
+        tail = "" if not name.isidentifier() else "(?![A-Za-z0-9_])"
+        pattern = _REFERENCES[name] = re.compile(rf"\$(?:\{{{n}(?:\[[^\]]*\])?\}}|{n}{tail})")
+    return pattern
+
+
+_REFERENCES: dict[str, re.Pattern[str]] = {}
