@@ -83,6 +83,7 @@ from . import ArgView, CompiledPattern, Unit
 from .shell_assigns import (
     ASSIGNING_BUILTINS,
     SAFE_ENV,
+    VALUE_SETTERS,
     alias_values,
     assigns_only_safe,
     home_forms,
@@ -556,11 +557,14 @@ class _Walk:
                 more = more + self.rebound(cmd, rebound, depth, taint, bases)
             if known and "$" in cmd.raw:  # `x=.env; cat $x`: also read with the value it has
                 more = more + self.valued(cmd.raw, known, depth, taint, bases)
-            for name, given in literal_values(cmd, _allow_start([w.value for w in cmd.words])).items():
-                if given is None:
-                    known.pop(name, None)
-                else:
-                    known[name] = given
+            if cmd.assigns or (
+                cmd.words and (cmd.words[0].value in VALUE_SETTERS or cmd.words[0].value in ALLOW_WRAPPERS)
+            ):
+                for name, given in literal_values(cmd, _allow_start([w.value for w in cmd.words])).items():
+                    if given is None:
+                        known.pop(name, None)
+                    else:
+                        known[name] = given
             if "HOME" in cmd.raw:  # `HOME=~/.ssh; cat ~/id_rsa`: `~` is what HOME holds then
                 values = [w.value for w in cmd.words]
                 homes.extend(f for f in home_forms(cmd, _allow_start(values)) or () if f not in homes)

@@ -285,6 +285,11 @@ def literal_values(cmd: Command, k0: int) -> dict[str, tuple[str, ...] | None]:
     return out
 
 
+VALUE_SETTERS = (
+    DECLARING | ASSIGNING_BUILTINS.keys() | {"set", "unset"}
+)  # the builtins `literal_values` reads
+
+
 def _assigned_value(word: Word) -> dict[str, tuple[str, ...] | None]:
     name, eq, value = word.value.partition("=")
     if not eq or not name.isidentifier():
