@@ -1548,6 +1548,8 @@ def _latent_scripts(cmd: Command) -> list[str]:
             out.append(value.removeprefix("|").removesuffix(" %s"))
         if "$(" not in word.value and "`" not in word.value:
             continue
+        if "'" not in word.raw and "\\" not in word.raw:
+            continue  # unquoted or in double quotes: substituted now, and walked as such by the parser
         try:
             out.extend(find_substitutions(word.value))
         except Unparseable:
