@@ -120,7 +120,7 @@ F13_UNKNOWN = [
     ("cat ~/.ss*/id_rsa", "ask"), ("cat ~/.s?h/config", "ask"),
     # an expansion the engine cannot know, as the whole operand or a part of it
     ("cat $(echo .env)", "ask"), ("cat `echo .env`", "ask"), ('cat "$(printf .env)"', "ask"),
-    ("cat ${X:-.env}", "ask"), ("cat .en$(echo v)", "ask"), ("cat $X", "ask"), ("head -n 3 $F", "ask"),
+    ("cat ${X:-.env}", "deny"), ("cat .en$(echo v)", "ask"),  # (the default is a reading: round 11) ("cat $X", "ask"), ("head -n 3 $F", "ask"),
     ("cp x $(echo .git/hooks/pre-commit)", "ask"), ("cp x .git/$(echo hooks)/x", "deny"),
     # a loop variable: a literal list is substituted (a glob stays a glob); the rest is unknown
     ("for f in .env; do cat $f; done", "deny"), ('for f in .e*; do cat "$f"; done', "deny"),

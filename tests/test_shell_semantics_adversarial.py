@@ -14,8 +14,8 @@ three policies that mean the same thing:
 * `bypass`: `default: allow` with those denies (an imported `bypassPermissions` with a deny list);
 * `yolo`: `mode: yolo` with those denies (a deny is never lifted, nor the ask of a protected write).
 
-Each finding is a strict xfail (R11a-Fn) that fails today because the engine is too loose; the
-probes that held are plain tests.
+The findings (R11a-Fn) were strict xfails until their fixes in round 11; each is now a plain
+test, beside the probes that held.
 """
 
 from __future__ import annotations

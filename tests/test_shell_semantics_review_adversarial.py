@@ -12,8 +12,8 @@ subshells, branches, `eval`/`source` code, a `for`/`select` loop variable, array
 
 Every attack first runs in the real bash (a temporary workspace with its own `HOME`, as in
 `test_shell_semantics_adversarial.py`, whose policies are reused) to show what it does; then it is
-decided. Findings are strict xfails (R11r-Fn) that fail today because the engine is too loose; the
-probes that held are plain tests.
+decided. The findings (R11r-Fn) were strict xfails until their fixes in round 11; each is now a
+plain test, beside the probes that held.
 """
 
 from __future__ import annotations
@@ -161,7 +161,6 @@ def test_held_the_bash_claims_of_the_held_variants(dirs: tuple[Path, Path], kind
 
 # Each is `ask` under every policy (a value the text does not show: opaque, no mode lifts it).
 HELD_ASKS = [
-    "x=.claude/settings.json; echo PWNED > $x",
     "x=.claude; cd $x; echo PWNED > settings.json",
     "x=.claude; HOME=$x; echo PWNED > ~/settings.json",
     "cd .claude; HOME=$PWD; cd /; echo PWNED > ~/settings.json",
@@ -179,6 +178,16 @@ def test_held_a_protected_write_through_a_value_not_shown_is_never_allowed(
     assert decide(engines, policy, command, dirs) == "ask"
 
 
+@pytest.mark.parametrize("policy", ["user", "bypass", "yolo"])
+def test_a_redirection_to_a_value_shown_in_the_text_meets_the_path_rules(
+    engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str
+) -> None:
+    """Since R11r-F9's fix the value of `$x` is a reading of the redirection too: the write is denied."""
+    command = "x=.claude/settings.json; echo PWNED > $x"
+    assert wrote(command, dirs) == "PWNED\n"
+    assert decide(engines, policy, command, dirs) == "deny"
+
+
 # ------------------------------------------------------------------------------------ findings
 
 # R11r-F1. A `for` loop variable is an assignment: `for HOME in ~/.ssh; do cat ~/id_rsa; done`
@@ -194,9 +203,6 @@ FOR_HOME = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11r-F1: `for HOME in V` moves `~` in the loop body; not read as a HOME value"
-)
 @pytest.mark.parametrize(("policy", "kind", "command"), FOR_HOME)
 def test_a_for_loop_over_home_moves_the_tilde(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, kind: str, command: str
@@ -218,9 +224,6 @@ ARRAY_HOME = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11r-F2: HOME set as an array (`HOME[0]=`, `HOME=(...)`) moves `~`; not read"
-)
 @pytest.mark.parametrize(("policy", "kind", "command"), ARRAY_HOME)
 def test_home_set_as_an_array_moves_the_tilde(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, kind: str, command: str
@@ -243,9 +246,6 @@ QUOTE_SPLIT = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11r-F3: the HOME/hash gates test the raw text; `H\\OME=`, `h''ash` slip past"
-)
 @pytest.mark.parametrize(("policy", "kind", "command"), QUOTE_SPLIT)
 def test_a_quote_split_name_slips_past_the_state_gates(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, kind: str, command: str
@@ -254,7 +254,6 @@ def test_a_quote_split_name_slips_past_the_state_gates(
     assert decide(engines, policy, command, dirs) != "allow"
 
 
-@pytest.mark.xfail(strict=True, reason="R11r-F3: `h''ash -p /bin/rm ls; ls -rf x` deletes past Bash(rm *)")
 @pytest.mark.parametrize("policy", ["bypass", "yolo"])
 def test_a_quote_split_hash_rebinds_rm(
     engines: dict[str, Engine], dirs: tuple[Path, Path], tmp_path: Path, policy: str
@@ -278,9 +277,6 @@ EVALUATED = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11r-F4: HOME/hash state set inside eval/source code is lost for later commands"
-)
 @pytest.mark.parametrize(("policy", "kind", "command"), EVALUATED)
 def test_state_set_in_evaluated_code_reaches_later_commands(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, kind: str, command: str
@@ -289,9 +285,6 @@ def test_state_set_in_evaluated_code_reaches_later_commands(
     assert decide(engines, policy, command, dirs) != "allow"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11r-F4: `eval 'hash -p /bin/rm ls'; ls -rf x` deletes past Bash(rm *)"
-)
 @pytest.mark.parametrize("policy", ["bypass", "yolo"])
 def test_an_evaluated_hash_rebinds_rm(
     engines: dict[str, Engine], dirs: tuple[Path, Path], tmp_path: Path, policy: str
@@ -316,9 +309,6 @@ PROC_PID = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11r-F5: `/proc/$$/cwd` (the shell's own pid) is allowed past cwd-relative denies"
-)
 @pytest.mark.parametrize(("policy", "kind", "command"), PROC_PID)
 def test_the_shells_own_pid_cwd_link_reaches_the_denied_file(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, kind: str, command: str
@@ -338,9 +328,6 @@ QUOTED_KEYS = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11r-F6: a quoted BASH_CMDS key (`BASH_CMDS['ls']=`) is compared as written"
-)
 @pytest.mark.parametrize(("policy", "command"), QUOTED_KEYS)
 def test_a_quoted_bash_cmds_key_rebinds_the_name(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str
@@ -349,7 +336,6 @@ def test_a_quoted_bash_cmds_key_rebinds_the_name(
     assert decide(engines, policy, command, dirs) != "allow"
 
 
-@pytest.mark.xfail(strict=True, reason="R11r-F6: `BASH_CMDS['ls']=/bin/rm; ls -rf x` deletes past Bash(rm *)")
 def test_a_quoted_bash_cmds_key_rebinds_rm(
     engines: dict[str, Engine], dirs: tuple[Path, Path], tmp_path: Path
 ) -> None:
@@ -373,7 +359,6 @@ TABLE_BUILTINS = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R11r-F7: BASH_CMDS/BASH_ALIASES set via printf -v, read or a nameref")
 @pytest.mark.parametrize(("policy", "command"), TABLE_BUILTINS)
 def test_a_name_table_set_by_an_assigning_builtin_rebinds_the_name(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str
@@ -382,9 +367,6 @@ def test_a_name_table_set_by_an_assigning_builtin_rebinds_the_name(
     assert decide(engines, policy, command, dirs) != "allow"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11r-F7: `printf -v 'BASH_CMDS[ls]' /bin/rm; ls -rf x` deletes past Bash(rm *)"
-)
 def test_a_name_table_set_by_printf_rebinds_rm(
     engines: dict[str, Engine], dirs: tuple[Path, Path], tmp_path: Path
 ) -> None:
@@ -404,7 +386,6 @@ EXPANSION_ASSIGNS = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R11r-F8: `${HOME:=V}` assigns HOME; the later `~` is not moved")
 @pytest.mark.parametrize(("policy", "command"), EXPANSION_ASSIGNS)
 def test_an_assigning_expansion_of_home_moves_the_tilde(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str
@@ -424,9 +405,6 @@ REDIRECT_VALUES = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11r-F9: a same-call value is not substituted into a redirection (`cat < $x`)"
-)
 @pytest.mark.parametrize("command", REDIRECT_VALUES)
 def test_a_same_call_value_in_a_redirection_reads_the_denied_file_in_yolo(
     engines: dict[str, Engine], dirs: tuple[Path, Path], command: str
@@ -447,9 +425,6 @@ DROPPED_VALUES = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11r-F10: a same-call value is replaced by a branch's value, or cut by the cap"
-)
 @pytest.mark.parametrize("command", DROPPED_VALUES)
 def test_a_same_call_value_dropped_on_a_branch_reads_the_denied_file_in_yolo(
     engines: dict[str, Engine], dirs: tuple[Path, Path], command: str
@@ -470,9 +445,6 @@ OPERATOR_VALUES = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11r-F11: a `${x:-default}` written in the text is not read as the value"
-)
 @pytest.mark.parametrize("command", OPERATOR_VALUES)
 def test_a_default_written_in_the_text_reads_the_denied_file_in_yolo(
     engines: dict[str, Engine], dirs: tuple[Path, Path], command: str

@@ -104,7 +104,7 @@ from .shell_parse import (
     find_substitutions,
     parse_script,
 )
-from .shell_words import HOME, UNKNOWN, ansi_c, expand_braces, target_pattern
+from .shell_words import HOME, UNKNOWN, ansi_c, expand_braces, scan_word, target_pattern
 from .shell_words import glob_escape as _escape
 from .shell_wrappers import (
     ALLOW_WRAPPERS,
@@ -457,6 +457,21 @@ def _through_links(unit: Unit, links: list[str]) -> Unit:
     return unit._replace(writes=more(unit.writes), reads=more(unit.reads))
 
 
+def _expands(cmd: Command) -> bool:
+    """Whether a simple command expands a parameter in its words or its redirections."""
+    return "$" in cmd.raw or any("$" in t for t in (*cmd.reads, *cmd.writes))
+
+
+def _mentions(cmd: Command, *names: str) -> bool:
+    """Whether a simple command names one of `names` in its text, or in a word as bash reads it
+    (`H''OME=x` is `HOME=x`, `ha\\sh` is `hash`), or in the text it feeds a command."""
+    raw = cmd.raw
+    if any(n in raw for n in names):
+        return True
+    texts = [w.value for w in (*cmd.assigns, *cmd.words)] + [x.text for x in cmd.stdin]
+    return any(n in t for t in texts for n in names)
+
+
 def _rehome(unit: Unit, homes: list[str], bases: tuple[str, ...]) -> Unit:
     """A unit run after `HOME` was given a value in the same text (`homes`: each value's target
     pattern): a file under `~` or `$HOME` is also checked under each value, as bash expands `~`
@@ -538,7 +553,7 @@ class _Walk:
 
     def script(self, text: str, depth: int, *, taint: bool, bases: tuple[str, ...]) -> list[Unit]:
         commands = parse_script(text, depth)
-        if len(commands) == 1 and "HOME" not in commands[0].raw:
+        if len(commands) == 1 and not _mentions(commands[0], "HOME") and "${" not in commands[0].raw:
             # the common case: one command, so no links, `cd`, `HOME` or consumer to follow
             only, stdin_code, _, _ = self.command(commands[0], depth, taint, bases)
             if not stdin_code:
@@ -555,20 +570,20 @@ class _Walk:
             more, stdin_code, interprets, cdpath = self.command(cmd, depth, taint, bases)
             if rebound and cmd.words:  # `hash -p /bin/cat ls; ls .env`: `ls` runs `cat`
                 more = more + self.rebound(cmd, rebound, depth, taint, bases)
-            if known and "$" in cmd.raw:  # `x=.env; cat $x`: also read with the value it has
-                more = more + self.valued(cmd.raw, known, depth, taint, bases)
+            if (known or "${" in cmd.raw) and _expands(cmd):  # `x=.env; cat $x`: also read with the value
+                more = more + self.valued(cmd, known, depth, taint, bases)
             if cmd.assigns or (
                 cmd.words and (cmd.words[0].value in VALUE_SETTERS or cmd.words[0].value in ALLOW_WRAPPERS)
             ):
                 for name, given in literal_values(cmd, _allow_start([w.value for w in cmd.words])).items():
-                    if given is None:
-                        known.pop(name, None)
-                    else:
-                        known[name] = given
-            if "HOME" in cmd.raw:  # `HOME=~/.ssh; cat ~/id_rsa`: `~` is what HOME holds then
+                    if given == ():
+                        known.pop(name, None)  # `unset x`
+                    elif given is not None:  # (an unknown value keeps the earlier: a branch may skip it)
+                        known[name] = tuple(dict.fromkeys((*known.get(name, ()), *given)))
+            if _mentions(cmd, "HOME"):  # `HOME=~/.ssh; cat ~/id_rsa`: `~` is what HOME holds then
                 values = [w.value for w in cmd.words]
                 homes.extend(f for f in home_forms(cmd, _allow_start(values)) or () if f not in homes)
-            if "hash" in cmd.raw or "BASH_" in cmd.raw:
+            if _mentions(cmd, "hash", "BASH_"):
                 rebound.update(rebinds(cmd, _allow_start([w.value for w in cmd.words])))
             if homes:  # (the command's own units too: `HOME=x cd`, `HOME=x bash -c 'cat ~/y'`)
                 more = [_rehome(u, homes, bases) for u in more]
@@ -974,17 +989,24 @@ class _Walk:
         return self.command(cmd._replace(words=words), depth, taint, bases)[0]
 
     def valued(
-        self, raw: str, known: dict[str, tuple[str, ...]], depth: int, taint: bool, bases: tuple[str, ...]
+        self, cmd: Command, known: dict[str, tuple[str, ...]], depth: int, taint: bool, bases: tuple[str, ...]
     ) -> list[Unit]:
         """The units of a command read with the plain values earlier commands of the text gave
         its variables (`shell_assigns.substituted`): `x=.env; cat $x` is also `cat .env`, so a
         deny on `.env` sees it (the command with `$x` unknown is decided as well)."""
         units: list[Unit] = []
-        for text in substituted(raw, known, _MAX_VALUED):
+        texts, whole = substituted(cmd.raw, known, _MAX_VALUED)
+        for text in texts:
             try:
                 units.extend(self.script(text, depth + 1, taint=taint, bases=bases))
             except Unparseable:
                 continue  # the command as written is still decided (its expansion unknown)
+        reads = [t for r in cmd.reads if "$" in r for t in substituted(r, known, _MAX_VALUED)[0]]
+        writes = [t for w in cmd.writes if "$" in w for t in substituted(w, known, _MAX_VALUED)[0]]
+        if reads or writes:  # `x=.env; cat < $x`: the redirections, too
+            units.append(Unit((), (cmd.raw,), writes=_targets(writes, bases), reads=_targets(reads, bases)))
+        if not whole:  # more readings than are decided: the rest never allows
+            units.append(Unit((), (cmd.raw,), opaque=True))
         return units
 
     def latent(self, scripts: list[str], depth: int, bases: tuple[str, ...]) -> list[Unit]:
@@ -1183,6 +1205,10 @@ def _unescape_literal(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)
 
 
+_OWN_PID = lazy_compile(r"\$(?:\$|\{\$\}|BASHPID\b|\{BASHPID\})")  # the shell's own pid
+_PROC_LINK = lazy_compile(r"/+proc/+[^/]+/+(?:task/+[^/]+/+)?(?:cwd|root)(/.*)?$")
+
+
 def _targets(values: Sequence[str], bases: tuple[str, ...]) -> tuple[str, ...]:
     """Redirection targets (values already quote-removed; the parser keeps dynamic ones as written)."""
     if not values:
@@ -1196,6 +1222,12 @@ def _targets(values: Sequence[str], bases: tuple[str, ...]) -> tuple[str, ...]:
 def _word_targets(word: Word, cut: int, bases: tuple[str, ...]) -> list[str]:
     """A word naming a file, as targets: a literal path, or `\\x00` + the glob it may expand to,
     once per directory it may be relative to."""
+    if word.dynamic and "/proc/" in word.raw and not cut:  # `/proc/$$/cwd`: this shell's own link
+        own = scan_word(_OWN_PID.sub("self", word.raw))[0]
+        if not own.dynamic:
+            word = own
+        elif (theirs := _PROC_LINK.match(own.value)) is not None:  # another process's: any directory
+            return [_DYN + UNKNOWN + _escape(theirs.group(1) or "")]
     value = word.value[cut:]
     if value in NON_FILES or not value or word.raw.startswith(("<(", ">(")):
         return []  # a process substitution is a pipe

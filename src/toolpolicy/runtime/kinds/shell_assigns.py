@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from ...vocabulary.records import Record
 from .shell_parse import Command, Word
-from .shell_words import UNKNOWN, scan_word, target_pattern
+from .shell_words import UNKNOWN, Unparseable, scan_word, target_pattern
 from .shell_words import glob_escape as _escape
 
 SAFE_ENV = frozenset(
@@ -131,8 +131,18 @@ def home_forms(cmd: Command, k0: int) -> list[str] | None:
     # a prefix assignment, and any `HOME=` word of another program: `env HOME=x bash -c 'cat ~/y'`,
     # `sudo HOME=x ...` (at worst an operand that only looks like one: more files checked)
     for a in (*cmd.assigns, *(cmd.words[:k0] if builtin else cmd.words)):
-        if a.value.startswith(("HOME=", "HOME+=")):
+        if a.value.startswith(_HOME_ASSIGNMENTS):
             forms.append(_value_form(a))
+    if "${HOME" in cmd.raw and _ASSIGNING_EXPANSION.search(cmd.raw):
+        forms.append(UNKNOWN)  # `: ${HOME:=.claude}`: the expansion assigns HOME
+    if name in _SAME_SHELL and any(
+        "HOME" in t for t in (*(w.value for w in words[1:]), *(x.text for x in cmd.stdin))
+    ):  # `eval 'HOME=~/.ssh'`, `source /dev/stdin <<< 'HOME=...'`: set in this shell
+        inner = _evaluated(cmd, words)
+        if inner is None:
+            forms.append(UNKNOWN)
+        for c in inner or ():
+            forms.extend(home_forms(c, 0) or ())
     if builtin:
         if name in DECLARING:
             nameref = any(w.value.startswith("-") and "n" in w.value for w in words[1:])
@@ -140,7 +150,7 @@ def home_forms(cmd: Command, k0: int) -> list[str] | None:
                 v = w.value
                 if w.dynamic and not v.startswith("-") and "=" not in v.split("$", 1)[0]:
                     forms.append(UNKNOWN)  # `declare "$v=x"`: a name the text does not show
-                elif v.startswith(("HOME=", "HOME+=")):
+                elif v.startswith(_HOME_ASSIGNMENTS):
                     forms.append(UNKNOWN if nameref else _value_form(w))
                 elif nameref and v.endswith("=HOME"):
                     forms.append(UNKNOWN)  # `declare -n h=HOME; h=x` assigns HOME through h
@@ -151,12 +161,20 @@ def home_forms(cmd: Command, k0: int) -> list[str] | None:
     return forms or None
 
 
+_HOME_ASSIGNMENTS = ("HOME=", "HOME+=", "HOME[")  # `HOME[0]=x` sets the value `~` reads, too
+_ASSIGNING_EXPANSION = re.compile(r"\$\{HOME:?=")  # `${HOME:=x}`, `${HOME=x}`
+_SAME_SHELL = frozenset({"eval", "source", "."})  # run their code in this shell: what it sets stays
+
+
 def _value_form(word: Word) -> str:
-    """The pattern of what `NAME=VALUE` (or `NAME+=VALUE`) gives its variable."""
+    """The pattern of what `NAME=VALUE` (or `NAME+=VALUE`) gives its variable; `UNKNOWN` for an
+    array (`HOME=(x)`, `HOME[0]=x`: element 0 is the value) and an append."""
     raw = word.raw
-    if word.value[4:5] == "+" or not raw.startswith(word.value[:5]):
+    if word.value[4:5] in ("+", "[") or word.value[5:6] == "(":
+        return UNKNOWN
+    if not raw.startswith(word.value[:5]):
         # `HOME+=x`: appended to a value the text may not show; `"HOME=$x"`: quoted as a whole
-        return UNKNOWN if word.dynamic or word.value[4:5] == "+" else _escape(word.value[5:])
+        return UNKNOWN if word.dynamic else _escape(word.value[5:])
     return target_pattern(raw[5:])
 
 
@@ -192,7 +210,68 @@ def rebinds(cmd: Command, k0: int) -> list[tuple[str, str]]:
             out.extend(_table_entries(w))
         elif w.value.startswith("BASH_ALIASES"):  # an alias whose code the text does not show
             out.extend((name, value) for name, value in _table_entries(w) if value == UNKNOWN)
+        elif declaring and w.value.endswith(_TABLES) and "=" in w.value:
+            out.append(("*", UNKNOWN))  # `declare -n t=BASH_CMDS; t[ls]=...` sets the table through t
+    name = words[0].value if words else ""
+    if name in ASSIGNING_BUILTINS:  # `printf -v 'BASH_CMDS[ls]' /bin/cat`, `read 'BASH_ALIASES[ls]'`
+        names = assigned_names(name, words[1:])
+        if names is None or any(dynamic for _, dynamic in names):
+            out.append(("*", UNKNOWN))
+        elif any(n == "BASH_CMDS" for n, _ in names):  # (`BASH_ALIASES`: code, `alias_values`)
+            out.extend(_builtin_entries(cmd, name, words))
+    elif name in _SAME_SHELL and any(
+        "hash" in t or "BASH_" in t for t in (*(w.value for w in words[1:]), *(x.text for x in cmd.stdin))
+    ):  # `eval 'hash -p /bin/rm ls'`: bound in this shell
+        inner = _evaluated(cmd, words)
+        if inner is None:
+            out.append(("*", UNKNOWN))
+        for c in inner or ():
+            out.extend(rebinds(c, 0))
     return out
+
+
+def _builtin_entries(cmd: Command, name: str, words: Sequence[Word]) -> list[tuple[str, str]]:
+    """What `printf -v 'T[K]' FORMAT [ARG]` or `read 'T[K]' <<< V` puts in a table: (K, value);
+    `("*", UNKNOWN)` where the words do not show it plainly (a format with directives, a name
+    given otherwise)."""
+    values = [w for w in words[1:]]
+    if name == "printf" and len(values) >= 3 and values[0].value == "-v" and values[1].value.endswith("]"):
+        key, rest = _key(values[1].value[values[1].value.index("[") + 1 : -1]), values[2:]
+        fmt = rest[0]
+        if not fmt.dynamic and "%" not in fmt.value and "\\" not in fmt.value and len(rest) == 1:
+            return [(key, fmt.value)]
+        if fmt.value == "%s" and len(rest) == 2 and not rest[1].dynamic:
+            return [(key, rest[1].value)]
+    if name == "read" and len(values) == 1 and values[0].value.endswith("]") and len(cmd.stdin) == 1:
+        text = cmd.stdin[0].text.strip()
+        if cmd.stdin[0].literal and text:
+            return [(_key(values[0].value[values[0].value.index("[") + 1 : -1]), text)]
+    return [("*", UNKNOWN)]
+
+
+def _evaluated(cmd: Command, words: Sequence[Word]) -> list[Command] | None:
+    """The commands `eval WORDS` or `source /dev/stdin <<< TEXT` runs in this shell, when the
+    text shows them; None otherwise (an expansion, a file, a text that does not parse)."""
+    from .shell_parse import parse_script
+
+    if words[0].value == "eval":
+        if any(w.dynamic for w in words[1:]):
+            return None
+        text = " ".join(w.value for w in words[1:])
+    elif len(words) > 1 and words[1].value in _STDIN_PATHS and len(cmd.stdin) == 1 and cmd.stdin[0].literal:
+        text = cmd.stdin[0].text
+    else:
+        return None
+    try:
+        return parse_script(text, 1)
+    except Unparseable:
+        return None
+
+
+_STDIN_PATHS = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
+
+
+_TABLES = ("BASH_CMDS", "BASH_ALIASES")
 
 
 def alias_values(cmd: Command, k0: int) -> list[str]:
@@ -201,6 +280,10 @@ def alias_values(cmd: Command, k0: int) -> list[str]:
     definition is; `UNKNOWN` where the text does not show it."""
     words = cmd.words[k0:]
     declaring = bool(words) and words[0].value in DECLARING
+    if words and words[0].value in ("printf", "read"):  # `printf -v 'BASH_ALIASES[ls]' 'cat .env'`
+        names = assigned_names(words[0].value, words[1:]) or []
+        if any(n == "BASH_ALIASES" for n, _ in names):
+            return [v for _, v in _builtin_entries(cmd, words[0].value, words) if v != UNKNOWN]
     return [
         value
         for w in (*cmd.assigns, *(words[1:] if declaring else ()))
@@ -218,21 +301,25 @@ def _table_entries(word: Word) -> list[tuple[str, str]]:
     if not eq:
         return []
     if "[" in name:  # `T[K]=V`
-        key = name[name.index("[") + 1 : name.rindex("]")] if "]" in name else "*"
-        if "$" in key or "`" in key:
-            key = "*"
+        key = _key(name[name.index("[") + 1 : name.rindex("]")]) if "]" in name else "*"
         found = scan_word(value)[0]
         return [(key, UNKNOWN if found.dynamic else found.value)]
     if not (value.startswith("(") and value.endswith(")")):
         return [("*", UNKNOWN)]  # `BASH_CMDS=$x`: the table from a value the text does not show
     out: list[tuple[str, str]] = []
     for m in _ENTRY.finditer(value[1:-1]):
-        key, text = m.group(1), scan_word(m.group(2))[0]
-        dynamic = text.dynamic or "$" in key or "`" in key
-        out.append(("*" if dynamic else key, UNKNOWN if dynamic else text.value))
+        key, text = _key(m.group(1)), scan_word(m.group(2))[0]
+        out.append((key, UNKNOWN if text.dynamic else text.value))
     if not out and value[1:-1].strip():
         return [("*", UNKNOWN)]
     return out
+
+
+def _key(raw: str) -> str:
+    """An associative array's key as bash reads it (`'ls'`, `"ls"`, `l\\s` are `ls`); `*` for
+    one the text does not show."""
+    found = scan_word(raw)[0] if raw else None
+    return "*" if found is None or found.dynamic else found.value
 
 
 _ENTRY = re.compile(r"""\[([^\]]*)\]=('[^']*'|"(?:[^"\\]|\\.)*"|(?:[^\s'"()\\]|\\.)+)""")
@@ -243,7 +330,7 @@ _ENTRY = re.compile(r"""\[([^\]]*)\]=('[^']*'|"(?:[^"\\]|\\.)*"|(?:[^\s'"()\\]|\
 
 def literal_values(cmd: Command, k0: int) -> dict[str, tuple[str, ...] | None]:
     """The variables `cmd` gives a value, and the values when the text shows them plainly (None:
-    a value the text does not show, which forgets an earlier one). `x=.env`, `x=(.env b)`,
+    a value the text does not show; `()`: `unset`). `x=.env`, `x=(.env b)`,
     `declare x=.env`, `set -- .env b` (the positional parameters: `@`, `*`, `1`...) and
     `read x <<< .env`. A value is plain when bash reads it as one word that no later expansion
     changes (`PLAIN_VALUE`: no spaces, quotes, globs, `$` or leading `~`); a prefix assignment
@@ -270,7 +357,7 @@ def literal_values(cmd: Command, k0: int) -> dict[str, tuple[str, ...] | None]:
         out.update({"@": values, "*": values})
         out.update({str(i): (v,) if values else None for i, v in enumerate(values or ("",) * len(args), 1)})
     elif name == "unset":
-        out.update((w.value, None) for w in words[1:] if not w.value.startswith("-"))
+        out.update((w.value, ()) for w in words[1:] if not w.value.startswith("-"))
     elif name in ASSIGNING_BUILTINS:
         names = assigned_names(name, words[1:]) or []
         given = (
@@ -305,36 +392,51 @@ def _assigned_value(word: Word) -> dict[str, tuple[str, ...] | None]:
 PLAIN_VALUE = re.compile(r"[A-Za-z0-9._/+,:@%=-][A-Za-z0-9._/+,:@%=~-]*")
 
 
-def substituted(raw: str, known: dict[str, tuple[str, ...]], limit: int) -> list[str]:
-    """`raw` with the variables of `known` it expands (`$x`, `${x}`, `"${a[@]}"`, `"$@"`, `$1`)
-    replaced by their values: one text per value of each variable (the others at their first
-    value), at most `limit` texts. A value is plain (`PLAIN_VALUE`), so it reads the same in any
-    quoting."""
-    found = [name for name in known if _reference(name).search(raw)]
-    if not found:
-        return []
-    first = {name: known[name][0] for name in found}
+def substituted(raw: str, known: dict[str, tuple[str, ...]], limit: int) -> tuple[list[str], bool]:
+    """`raw` with the variables of `known` it expands (`$x`, `${x}`, `"${a[@]}"`, `"$@"`, `$1`,
+    `${x,,}`) replaced by their values: one text per value of each variable (the others at their
+    first value); and `raw` with each default written in it (`${x:-.env}`, `${x-W}`, `${x:=W}`)
+    read as its value. At most `limit` texts; False when there were more (the caller fails closed).
+    A value is plain (`PLAIN_VALUE`), so it reads the same in any quoting."""
     out: list[str] = []
+    if "${" in raw and _DEFAULT.search(raw):
+        out.append(_DEFAULT.sub(lambda m: m.group(1), raw))
+    found = [name for name in known if _reference(name).search(raw)]
+    first = {name: known[name][0] for name in found}
     for name in found:
         for value in known[name]:
-            texts = dict(first, **{name: value})
             text = raw
-            for n, v in texts.items():
-                text = _reference(n).sub(lambda _m, v=v: v, text)  # type: ignore[misc]
+            for n, v in dict(first, **{name: value}).items():
+                text = _reference(n).sub(lambda m, v=v: _case(v, m.group(1)), text)  # type: ignore[misc]
             if text not in out:
+                if len(out) >= limit:
+                    return out, False
                 out.append(text)
-            if len(out) >= limit:
-                return out
-    return out
+    return out, True
+
+
+def _case(value: str, op: str | None) -> str:
+    """`${x,,}` and kin: the value with bash's case operator applied."""
+    if not op:
+        return value
+    if op in (",,", "^^"):
+        return value.lower() if op == ",," else value.upper()
+    return (value[:1].lower() if op == "," else value[:1].upper()) + value[1:]
+
+
+_DEFAULT = re.compile(
+    r"\$\{(?:[A-Za-z_][A-Za-z0-9_]*|[@*0-9])(?:\[[^\]]*\])?:?[-=]([A-Za-z0-9._/+,:@%=-][A-Za-z0-9._/+,:@%=~-]*)\}"
+)
 
 
 def _reference(name: str) -> re.Pattern[str]:
-    """`$name`, `${name}`, `${name[...]}` (`$@`, `$*`, `$1` for the positional parameters)."""
+    """`$name`, `${name}`, `${name[...]}`, `${name,,}` (`$@`, `$*`, `$1` for the positional
+    parameters); group 1 is a case operator."""
     pattern = _REFERENCES.get(name)
     if pattern is None:
         n = re.escape(name)
         tail = "" if not name.isidentifier() else "(?![A-Za-z0-9_])"
-        pattern = _REFERENCES[name] = re.compile(rf"\$(?:\{{{n}(?:\[[^\]]*\])?\}}|{n}{tail})")
+        pattern = _REFERENCES[name] = re.compile(rf"\$(?:\{{{n}(?:\[[^\]]*\])?(,,|\^\^|,|\^)?\}}|{n}{tail})")
     return pattern
 
 

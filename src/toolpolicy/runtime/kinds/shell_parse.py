@@ -474,6 +474,8 @@ _WORDS = frozenset(
 )
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _MAX_LOOP_VALUES, _MAX_LOOP_BODY = 8, 4096  # a `for` list substituted into its body (`for_values`)
+# Variables the walk follows through a text (`shell_assigns`): a loop over one assigns it.
+STATE_NAMES = frozenset({"HOME", "BASH_CMDS", "BASH_ALIASES"})
 _PLAIN_VALUE = lazy_compile(r"[^\s'\"\\$`;&|<>(){}]+")
 _GLOB_CHARS = lazy_compile(r"[*?\[]")
 # builtins that set a variable whose name may be computed (`declare "$x=..."`), and `source`
@@ -525,9 +527,11 @@ class _Walker:
             self.add(node, words, (), redirs, ())
         elif kind == "function_definition":
             self.function(node, depth, redirs, level)
-        elif kind in ("declaration_command", "unset_command"):
-            words = tuple(self.word(c, depth) for c in node.children if c.type != "comment")
-            self.add(node, (), words, redirs, ())
+        elif kind in ("declaration_command", "unset_command"):  # (`declare H''OME=x`: pieces joined)
+            pieces = [
+                (c.start_byte, c.end_byte, self.word(c, depth)) for c in node.children if c.type != "comment"
+            ]
+            self.add(node, (), tuple(_joined(pieces)), redirs, ())
         elif kind == "test_command":
             self.pseudo(node, depth, redirs, "[[")
         elif kind == "c_style_for_statement":
@@ -549,6 +553,9 @@ class _Walker:
         for each value of a literal list with `$f` replaced by it (`_loop_bodies`); when nothing
         else in the script may set `f`, the substituted bodies replace the unknown one."""
         bodies, pinned = self._loop_bodies(node, depth)
+        name = next((c for c in node.children if c.type == "variable_name"), None)
+        if name is not None and self.src(name) in STATE_NAMES:  # `for HOME in ~/.ssh`: assigned
+            self.loop_assignments(node, self.src(name), depth)
         for child in node.children:
             if child.is_named and not (pinned and child.type == "do_group"):
                 self.statements(child, depth, redirs, level + 1)
@@ -564,6 +571,17 @@ class _Walker:
                         redirs.reads + cmd.reads,
                     )
                 self.out.append(cmd)
+
+    def loop_assignments(self, node: Node, name: str, depth: int) -> None:
+        """`for HOME in ~/.ssh .claude; do ...`: the loop assigns each value of its list to the
+        variable, as `HOME=~/.ssh` would (a list-less loop assigns the positional parameters): an
+        assignment command per value, before the body, for the walk that follows the shell's state."""
+        children = node.children
+        after_in = next((i for i, c in enumerate(children) if c.type == "in"), None)
+        values = [c for c in children[after_in + 1 :] if c.type in _WORDS and c.is_named] if after_in else []
+        for raw in [self.src(v) for v in values] or ['"$@"']:
+            word, _ = scan_word(f"{name}={raw}")
+            self.add(node, (word,), (), _NO_REDIRS, ())
 
     def _loop_bodies(self, node: Node, depth: int) -> tuple[list[str], bool]:
         """The loop's body once per value of its list, `$f` / `${f}` / `"$f"` replaced by the value,
@@ -652,19 +670,7 @@ class _Walker:
         which `-v`, `-eq` and `((` evaluate as a subscript). The substitutions inside run."""
         leaves: list[tuple[int, int, Word]] = []
         self.leaves(node, depth, leaves)
-        words: list[Word] = []
-        end = -1
-        for start, stop, w in leaves:  # pieces with no space between are one word (`i++`)
-            if start == end and words:
-                last = words[-1]
-                w = Word(
-                    last.value + w.value, last.raw + w.raw, last.dynamic or w.dynamic, last.globby or w.globby
-                )
-                words[-1] = w
-            else:
-                words.append(w)
-            end = stop
-        self.add(node, (), tuple(words), redirs, ())
+        self.add(node, (), tuple(_joined(leaves)), redirs, ())
 
     def leaves(self, node: Node, depth: int, out: list[tuple[int, int, Word]]) -> None:
         """The pieces of an expression (`pseudo`), with their byte ranges: operands through `word`,
@@ -883,6 +889,23 @@ class _Walker:
     def nested(self, scripts: list[str], depth: int) -> None:
         for script in scripts:
             self.out.extend(parse_script(script, depth))
+
+
+def _joined(pieces: list[tuple[int, int, Word]]) -> list[Word]:
+    """Words from pieces of source (byte ranges): pieces with no space between are one word, as
+    bash reads them (`i++`, `H''OME=x`)."""
+    words: list[Word] = []
+    end = -1
+    for start, stop, w in pieces:
+        if start == end and words:
+            last = words[-1]
+            words[-1] = Word(
+                last.value + w.value, last.raw + w.raw, last.dynamic or w.dynamic, last.globby or w.globby
+            )
+        else:
+            words.append(w)
+        end = stop
+    return words
 
 
 def _with_stdin(cmd: Command, stdin: tuple[StdinText, ...]) -> Command:
