@@ -56,18 +56,11 @@ def test_codex_profile_the_same_reads_are_denied_under_claude_code(packs: Engine
     assert decide(packs, command) == "deny"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R11e-F1: under profile codex pack:read-only allows `cat` of pack:secrets' credential files",
-)
 @pytest.mark.parametrize("command", CODEX_SECRET_READS)
 def test_codex_profile_shell_reads_of_credential_files_are_denied(codex_packs: Engine, command: str) -> None:
     assert decide(codex_packs, command) == "deny"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11e-F1: `policy hook codex` says nothing (no objection) to `cat ~/.vault-token`"
-)
 def test_codex_hook_objects_to_a_credential_read(tmp_path) -> None:
     policy = tmp_path / "policy.yaml"
     policy.write_text(CODEX_PACKS)
@@ -101,9 +94,6 @@ def test_codex_profile_pack_shell_rules_still_hold(codex_packs: Engine, command:
 # every process holds tokens (AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN ...). procps-ng ps takes `e` as a
 # word of its own anywhere: `FOO_TOKEN=x sleep 30 & ps ax -o pid,args e` printed FOO_TOKEN=x here
 # (also `ps x e`, `ps -fp PID e`, `ps --pid PID e`). The exclusion only reads the first word.
-@pytest.mark.xfail(
-    strict=True, reason="R11e-F2: `ps ... e` with `e` as a later word prints every environment"
-)
 @pytest.mark.parametrize(
     "command", ["ps ax -o pid,args e", "ps x e", "ps -fp 1 e", "ps --pid 1 e", "ps -ww e -p 1"]
 )
@@ -121,9 +111,6 @@ def test_ps_e_as_the_first_word_is_not_allowed(packs: Engine, command: str) -> N
 # temporary AccessKeyId/SecretAccessKey/SessionToken are cached in ~/.aws/cli/cache/*.json (AWS CLI
 # user guide, "IAM Identity Center" and "Assume role" sections). pack:secrets denies
 # ~/.aws/credentials and ~/.aws/config; these hold the same keys and read-only allows `cat`.
-@pytest.mark.xfail(
-    strict=True, reason="R11e-F3: ~/.aws/sso/cache and ~/.aws/cli/cache credentials are allowed"
-)
 @pytest.mark.parametrize(
     "call",
     [
@@ -144,7 +131,6 @@ def test_aws_credential_caches_are_denied(packs: Engine, call: tuple[str, dict])
 # for a host or a use (`deploy_key`, `github`, `aws-prod.pem` is caught by *.pem) are common and are
 # used with `ssh -i` / IdentityFile. pack:secrets means private keys; only ~/.ssh/id_* is denied and
 # read-only allows `cat` of the others.
-@pytest.mark.xfail(strict=True, reason="R11e-F4: ~/.ssh private keys not named id_* are readable")
 @pytest.mark.parametrize(
     "call",
     [
@@ -170,7 +156,6 @@ def test_ssh_keys_named_id_are_denied(packs: Engine, command: str) -> None:
 # pack:secrets: "`.env.example` and `.env.sample` are templates, not secrets" -- every other .env
 # file is meant to be denied. `.env~` (an editor's backup, a full copy) is allowed by read-only;
 # `.env.dev`, `.env.bak`, `.env.docker` only reach the policy's default (ask).
-@pytest.mark.xfail(strict=True, reason="R11e-F5: .env~ is allowed, .env.dev/.env.bak/.env.docker only ask")
 @pytest.mark.parametrize("command", ["cat .env~", "cat .env.dev", "cat .env.bak", "cat .env.docker"])
 def test_env_files_other_than_templates_are_denied(packs: Engine, command: str) -> None:
     assert decide(packs, command) == "deny"
@@ -188,7 +173,6 @@ def test_listed_env_files_are_denied(packs: Engine, command: str) -> None:
 # `namespaces/prod` deletes the namespace and everything in it, `pv/x` a volume, `crd/x` every
 # custom resource of that kind. destructive.kubectl-delete-broad denies `ns/prod`, `namespace/prod`
 # and `pvc/x` only.
-@pytest.mark.xfail(strict=True, reason="R11e-F6: kubectl delete namespaces/NAME, pv/NAME, crd/NAME only ask")
 @pytest.mark.parametrize(
     "command",
     [
@@ -215,9 +199,6 @@ def test_kubectl_delete_spelt_forms_are_denied(packs: Engine, command: str) -> N
 # (kubectl options(1): global flags go anywhere). `Bash(kubectl delete *)` never matches them, so
 # `kubectl --namespace=prod delete all --all` (every workload in prod) only asks. git's and docker's
 # global options are read (pinned below); kubectl's are not.
-@pytest.mark.xfail(
-    strict=True, reason="R11e-F7: kubectl global options before `delete` skip the destructive deny"
-)
 @pytest.mark.parametrize(
     "command",
     [
@@ -249,7 +230,6 @@ def test_git_and_docker_global_options_do_not_hide_a_destroy(packs: Engine, comm
 # 169.254.169.254; `curl http://instance-data/latest/meta-data/iam/security-credentials/ROLE`
 # prints the role's keys. pack:network denies the metadata service by address and by GCP's names
 # (`metadata`, `metadata.google.internal`) but not by this one, and read-only allows the curl.
-@pytest.mark.xfail(strict=True, reason="R11e-F8: curl http://instance-data/ (EC2 metadata) is allowed")
 @pytest.mark.parametrize(
     "call",
     [
@@ -286,7 +266,6 @@ def test_metadata_spellings_that_held(packs: Engine, command: str) -> None:
 # it prints every PIP_* variable (`:env:.index-url=...`). npm redacts the same thing
 # (`//registry.npmjs.org/:_authToken = (protected)`, checked with npm 11); pip does not.
 # read-only.package-queries allows it ("never reveal secrets" is the pack's promise).
-@pytest.mark.xfail(strict=True, reason="R11e-F9: `pip config list` (prints index-url credentials) is allowed")
 @pytest.mark.parametrize("command", ["pip config list", "pip config list -v"])
 def test_pip_config_list_is_not_allowed(packs: Engine, command: str) -> None:
     assert decide(packs, command) != "allow"

@@ -194,6 +194,11 @@ _CODEX_TOOLS: dict[str, dict[str, Any]] = {
     "shell": _shell("command", aliases={"cmd": "command"}, args=("timeout",), workdir=("workdir",)),
     "exec": _shell("command", aliases={"cmd": "command"}, workdir=("workdir",)),
     "apply_patch": _patch("input", aliases={"command": "input"}),
+    # Not tools Codex calls: the path tools whose rules decide the files its shell commands read
+    # and write and its patches change (`Read(./.env)`, the packs' file rules), as under claude-code
+    "Read": _path("file_path", read_only=True),
+    "Edit": _path("file_path"),
+    "Write": _path("file_path"),
 }
 
 # Cursor agent tools as its hooks name them (`preToolUse` tool_name; beforeShellExecution -> Shell,
@@ -346,7 +351,16 @@ PROFILES: dict[str, Profile] = {
         "codex",
         _CODEX_TOOLS,
         tool_aliases={"Bash": "shell"},
-        operations={"shell": ("shell", "command"), "patch": ("apply_patch", "input")},
+        covers={"Edit": ("Write",)},
+        deny_covers={"Read": ("Edit", "Write")},
+        write_tool="Edit",
+        operations={
+            "shell": ("shell", "command"),
+            "patch": ("apply_patch", "input"),
+            "read": ("Read", "file_path"),
+            "write": ("Write", "file_path"),
+            "edit": ("Edit", "file_path"),
+        },
     ),
     "cursor": Profile(
         "cursor",
