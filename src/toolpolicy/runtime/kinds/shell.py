@@ -462,14 +462,20 @@ def _expands(cmd: Command) -> bool:
     return "$" in cmd.raw or any("$" in t for t in (*cmd.reads, *cmd.writes))
 
 
-def _mentions(cmd: Command, *names: str) -> bool:
-    """Whether a simple command names one of `names` in its text, or in a word as bash reads it
-    (`H''OME=x` is `HOME=x`, `ha\\sh` is `hash`), or in the text it feeds a command."""
+def _searchable(cmd: Command) -> str:
+    """The text in which the walk looks for a name it follows (`HOME`, `hash`, `BASH_`): the
+    command as written, and with every quote and backslash dropped (`H''OME=x` is `HOME=x`,
+    `ha\\sh` is `hash` to bash; a name found that bash would not read only costs a closer look),
+    and the text it feeds a command (`source /dev/stdin <<< 'HOME=x'`)."""
     raw = cmd.raw
-    if any(n in raw for n in names):
-        return True
-    texts = [w.value for w in (*cmd.assigns, *cmd.words)] + [x.text for x in cmd.stdin]
-    return any(n in t for t in texts for n in names)
+    if "'" in raw or '"' in raw or "\\" in raw:
+        raw += "\n" + raw.translate(_UNQUOTE)
+    if cmd.stdin:
+        raw += "\n" + "\n".join(x.text for x in cmd.stdin)
+    return raw
+
+
+_UNQUOTE = str.maketrans("", "", "'\"\\")
 
 
 def _rehome(unit: Unit, homes: list[str], bases: tuple[str, ...]) -> Unit:
@@ -553,7 +559,7 @@ class _Walk:
 
     def script(self, text: str, depth: int, *, taint: bool, bases: tuple[str, ...]) -> list[Unit]:
         commands = parse_script(text, depth)
-        if len(commands) == 1 and not _mentions(commands[0], "HOME") and "${" not in commands[0].raw:
+        if len(commands) == 1 and "${" not in commands[0].raw and "HOME" not in _searchable(commands[0]):
             # the common case: one command, so no links, `cd`, `HOME` or consumer to follow
             only, stdin_code, _, _ = self.command(commands[0], depth, taint, bases)
             if not stdin_code:
@@ -580,10 +586,11 @@ class _Walk:
                         known.pop(name, None)  # `unset x`
                     elif given is not None:  # (an unknown value keeps the earlier: a branch may skip it)
                         known[name] = tuple(dict.fromkeys((*known.get(name, ()), *given)))
-            if _mentions(cmd, "HOME"):  # `HOME=~/.ssh; cat ~/id_rsa`: `~` is what HOME holds then
+            seen = _searchable(cmd)
+            if "HOME" in seen:  # `HOME=~/.ssh; cat ~/id_rsa`: `~` is what HOME holds then
                 values = [w.value for w in cmd.words]
                 homes.extend(f for f in home_forms(cmd, _allow_start(values)) or () if f not in homes)
-            if _mentions(cmd, "hash", "BASH_"):
+            if "hash" in seen or "BASH_" in seen:
                 rebound.update(rebinds(cmd, _allow_start([w.value for w in cmd.words])))
             if homes:  # (the command's own units too: `HOME=x cd`, `HOME=x bash -c 'cat ~/y'`)
                 more = [_rehome(u, homes, bases) for u in more]
