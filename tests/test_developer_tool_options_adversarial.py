@@ -125,12 +125,12 @@ def test_git_init_template_plants_a_hook_in_the_existing_repository(repo: tuple[
 # `git init` in an existing repository "picks up newly added templates" (git-init(1)): every file
 # of DIR/hooks not already in .git/hooks is copied there, executable, and runs at the next commit.
 # The author denied Edit(./.git/**) (and yolo protects .git/): a planted hook is code execution.
-@pytest.mark.xfail(strict=True, reason="R11d-F1: git init --template=DIR writes DIR's hooks into .git/hooks")
 @pytest.mark.parametrize(
     "command", ["git init --template=tpl", "git init --template tpl .", "git init -q --template=tpl"]
 )
 @pytest.mark.parametrize("policy", ["U", "D", "Y"])
 def test_git_init_template_writes_git_hooks(where: Where, command: str, policy: str) -> None:
+    """R11d-F1 (fixed): git init --template=DIR writes DIR's hooks into .git/hooks."""
     _check(where, command, "W", policy)
 
 
@@ -153,7 +153,6 @@ def test_git_submodule_add_clones_a_tree_into_its_path(repo: tuple[Path, Path]) 
 
 # `git clone URL .claude` and `git worktree add .claude` are trees written; `git submodule add URL
 # PATH` clones URL's tree into PATH the same way (git-submodule(1)), planting .claude/settings.json.
-@pytest.mark.xfail(strict=True, reason="R11d-F2: git submodule add URL PATH clones a tree into PATH")
 @pytest.mark.parametrize(
     "command",
     [
@@ -163,6 +162,7 @@ def test_git_submodule_add_clones_a_tree_into_its_path(repo: tuple[Path, Path]) 
 )
 @pytest.mark.parametrize("policy", ["U", "D", "Y"])
 def test_git_submodule_add_writes_its_path(where: Where, command: str, policy: str) -> None:
+    """R11d-F2 (fixed): git submodule add URL PATH clones a tree into PATH."""
     _check(where, command, "W", policy)
 
 
@@ -197,13 +197,10 @@ GIT_READS = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R11d-F3: git options naming a file read (-F, --pathspec-from-file) and update-index operands are data",
-)
 @pytest.mark.parametrize("command", GIT_READS)
 @pytest.mark.parametrize("policy", ["U", "D", "Y"])
 def test_git_file_options_read_the_file(where: Where, command: str, policy: str) -> None:
+    """R11d-F3 (fixed): git options naming a file read (-F, --pathspec-from-file) and update-index operands are data."""
     _check(where, command, "R", policy)
 
 
@@ -228,10 +225,10 @@ MERGE_FILE = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R11d-F4: git merge-file writes its first operand and reads all three")
 @pytest.mark.parametrize(("command", "kind"), MERGE_FILE)
 @pytest.mark.parametrize("policy", ["U", "D", "Y"])
 def test_git_merge_file_operands(where: Where, command: str, kind: str, policy: str) -> None:
+    """R11d-F4 (fixed): git merge-file writes its first operand and reads all three."""
     _check(where, command, kind, policy)
 
 
@@ -256,12 +253,10 @@ MAKE_READS = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11d-F5: make -f/--file/--makefile FILE reads FILE (make -p prints its variables)"
-)
 @pytest.mark.parametrize("command", MAKE_READS)
 @pytest.mark.parametrize("policy", ["U", "D", "Y"])
 def test_make_file_option_is_a_read(where: Where, command: str, policy: str) -> None:
+    """R11d-F5 (fixed): make -f/--file/--makefile FILE reads FILE (make -p prints its variables)."""
     _check(where, command, "R", policy)
 
 
@@ -288,12 +283,10 @@ MAKE_EVAL = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11d-F6: make --eval TEXT runs recipes and $(shell) the deny rules never see"
-)
 @pytest.mark.parametrize(("command", "kind"), MAKE_EVAL)
 @pytest.mark.parametrize("policy", ["D", "Y"])
 def test_make_eval_commands_meet_the_denies(where: Where, command: str, kind: str, policy: str) -> None:
+    """R11d-F6 (fixed): make --eval TEXT runs recipes and $(shell) the deny rules never see."""
     _check(where, command, kind, policy)
 
 
@@ -318,12 +311,10 @@ CODE_VALUES = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11d-F7: commands in git -c / ssh -o code values never meet the path denies"
-)
 @pytest.mark.parametrize(("command", "kind"), CODE_VALUES)
 @pytest.mark.parametrize("policy", ["U", "D", "Y"])
 def test_code_values_meet_the_path_denies(where: Where, command: str, kind: str, policy: str) -> None:
+    """R11d-F7 (fixed): commands in git -c / ssh -o code values never meet the path denies."""
     _check(where, command, kind, policy)
 
 
@@ -346,12 +337,10 @@ PIP_READS = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11d-F8: pip -r/-c FILE reads FILE (its lines are printed in the error)"
-)
 @pytest.mark.parametrize("command", PIP_READS)
 @pytest.mark.parametrize("policy", ["U", "D", "Y"])
 def test_pip_requirement_files_are_reads(where: Where, command: str, policy: str) -> None:
+    """R11d-F8 (fixed): pip -r/-c FILE reads FILE (its lines are printed in the error)."""
     _check(where, command, "R", policy)
 
 
@@ -380,12 +369,10 @@ PY_WRITES = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11d-F9: python -m json.tool OUT, -m zipfile -e DIR, -m tarfile -e DIR write"
-)
 @pytest.mark.parametrize("command", PY_WRITES)
 @pytest.mark.parametrize("policy", ["U", "D", "Y"])
 def test_python_module_outputs_are_writes(where: Where, command: str, policy: str) -> None:
+    """R11d-F9 (fixed): python -m json.tool OUT, -m zipfile -e DIR, -m tarfile -e DIR write."""
     _check(where, command, "W", policy)
 
 
@@ -407,12 +394,10 @@ DOCKER = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11d-F10: docker cp/build/save/export/run file operands and options are data"
-)
 @pytest.mark.parametrize(("command", "kind"), DOCKER)
 @pytest.mark.parametrize("policy", ["U", "D", "Y"])
 def test_docker_files(where: Where, command: str, kind: str, policy: str) -> None:
+    """R11d-F10 (fixed): docker cp/build/save/export/run file operands and options are data."""
     _check(where, command, kind, policy)
 
 
@@ -429,12 +414,10 @@ KUBECTL = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11d-F11: kubectl --from-file/--from-env-file and cp operands are data"
-)
 @pytest.mark.parametrize(("command", "kind"), KUBECTL)
 @pytest.mark.parametrize("policy", ["U", "D", "Y"])
 def test_kubectl_files(where: Where, command: str, kind: str, policy: str) -> None:
+    """R11d-F11 (fixed): kubectl --from-file/--from-env-file and cp operands are data."""
     _check(where, command, kind, policy)
 
 
@@ -450,10 +433,10 @@ GO = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R11d-F12: go build/test -o and profile flags write files")
 @pytest.mark.parametrize("command", GO)
 @pytest.mark.parametrize("policy", ["U", "D", "Y"])
 def test_go_outputs_are_writes(where: Where, command: str, policy: str) -> None:
+    """R11d-F12 (fixed): go build/test -o and profile flags write files."""
     _check(where, command, "W", policy)
 
 
@@ -482,10 +465,10 @@ NODE = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R11d-F13: node --env-file / -r / --require / --import FILE read FILE")
 @pytest.mark.parametrize("command", NODE)
 @pytest.mark.parametrize("policy", ["U", "D", "Y"])
 def test_node_file_options_are_reads(where: Where, command: str, policy: str) -> None:
+    """R11d-F13 (fixed): node --env-file / -r / --require / --import FILE read FILE."""
     _check(where, command, "R", policy)
 
 
@@ -494,7 +477,6 @@ def test_node_file_options_are_reads(where: Where, command: str, policy: str) ->
 
 # ruby(1): "-i[extension] Specifies in-place-edit mode"; `perl -i -pe ... FILE` already asks in yolo
 # and is denied under Edit(./.claude/**); ruby's twin writes the protected file in default-allow and yolo.
-@pytest.mark.xfail(strict=True, reason="R11d-F14: ruby -i edits its operands in place (perl -i is known)")
 @pytest.mark.parametrize(
     "command",
     [
@@ -505,6 +487,7 @@ def test_node_file_options_are_reads(where: Where, command: str, policy: str) ->
 )
 @pytest.mark.parametrize("policy", ["U", "D", "Y"])
 def test_ruby_in_place_is_a_write(where: Where, command: str, policy: str) -> None:
+    """R11d-F14 (fixed): ruby -i edits its operands in place (perl -i is known)."""
     _check(where, command, "W", policy)
 
 
@@ -522,12 +505,10 @@ RSYNC = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R11d-F15: rsync --files-from/--exclude-from/--password-file FILE read FILE"
-)
 @pytest.mark.parametrize("command", RSYNC)
 @pytest.mark.parametrize("policy", ["U", "D", "Y"])
 def test_rsync_list_files_are_reads(where: Where, command: str, policy: str) -> None:
+    """R11d-F15 (fixed): rsync --files-from/--exclude-from/--password-file FILE read FILE."""
     _check(where, command, "R", policy)
 
 

@@ -139,12 +139,12 @@ class PolicyTest(_Model):
 
 Role = Literal[
     "data", "read", "write", "script", "code", "command", "at-read", "sed", "awk", "directory", "prefix",
-    "tree", "into", "replace", "derive", "range-path", "jq",
+    "tree", "into", "replace", "derive", "range-path", "jq", "make", "module", "key-read",
 ]  # fmt: skip
 OperandRole = Literal[
     "data", "read", "write", "output", "script", "code", "command", "subcommand", "at-read", "sed", "awk",
     "prefix", "tree", "into", "data...", "read...", "write...", "output...", "script...", "code...",
-    "at-read...", "tree...", "replace", "replace...", "derive", "derive...", "jq",
+    "at-read...", "tree...", "replace", "replace...", "derive", "derive...", "jq", "directory",
 ]  # fmt: skip
 Effect = Literal["write", "exec", "network", "secret", "delete"]
 
@@ -170,6 +170,10 @@ class OptionDecl(_Model):
     pair: bool = Field(
         default=False, description="it takes two words, a name then its value (`jq --rawfile NAME FILE`)"
     )
+    writes: list[str] = Field(
+        default_factory=list,
+        description="paths it makes the program write, with all under them, relative to the directory it works in",
+    )
     note: str | None = None
 
 
@@ -189,6 +193,8 @@ OptionShorthand = Literal[
     "directory",
     "tree",
     "into",
+    "make",
+    "key-read",
 ]
 
 
@@ -209,6 +215,12 @@ class CommandDecl(_Model):
     unknown: Literal["flag", "exec"] = Field(default="flag", description="what an unlisted option means")
     writes_tree: bool = Field(default=False, description="`into` destinations are written as whole trees")
     reads_tree: bool = Field(default=False, description="`read` operands are read with everything under them")
+    modules: dict[str, CommandDecl] = Field(
+        default_factory=dict, description="role module: the module named -> its argv's entry (`python -m`)"
+    )
+    single_dash: bool = Field(
+        default=False, description="options are whole words, `-name` or `--name`, `=value` or the next word (Go)"
+    )
 
 
 class PolicyDocument(_Model):

@@ -721,16 +721,16 @@ class _Walk:
             facts = _NO_FACTS
         if known and facts is not _NO_FACTS:  # the analysis of an unknown program finds nothing
             if analysis is not None:
-                self.facts(words, facts, bases, 0, values, spec, joined, analysis)
+                self.facts(words, facts, bases, 0, values, spec, joined, analysis, depth=depth)
             elif k0:
-                self.facts(words[k0:], facts, bases, 0, values[k0:], spec)
+                self.facts(words[k0:], facts, bases, 0, values[k0:], spec, depth=depth)
             else:
-                self.facts(words, facts, bases, 0, values, spec, joined)
+                self.facts(words, facts, bases, 0, values, spec, joined, depth=depth)
         if not plain:
             exec_found = facts.exec  # what the allow side sees; wrappers stripped before it run that
             for k in stages:
                 if k != k0:
-                    self.facts(words[k:], facts, bases, 0)
+                    self.facts(words[k:], facts, bases, 0, depth=depth)
             facts.exec = exec_found
         if (
             (name in _FILLERS or name in FINDS)
@@ -822,6 +822,8 @@ class _Walk:
         spec: Spec | None = None,
         joined: str = "",
         a: Analysis | None = None,
+        *,
+        depth: int = 0,
     ) -> int:
         """Add what the knowledge says about `words` (and the commands it runs) to `facts`
         (`values`: their values, `spec`: their program's knowledge, `joined`: the values joined by
@@ -886,6 +888,14 @@ class _Walk:
             for file in a.named_reads:  # `sed '1r FILE'`: a file named inside a program text
                 named = Word(file, file, "$" in file or "`" in file, any(c in file for c in "*?[{"))
                 facts.reads.extend(_word_targets(named, 0, bases))
+            if a.named_trees:  # `git init --template=DIR`: `.git` of the directory it works in, all under it
+                from .shell_trees import tree_of
+
+                for path in a.named_trees:
+                    for t in _word_targets(Word(path, path, False, False), 0, bases):
+                        facts.writes.extend((t, tree_of(t)))
+            for i, text in a.named_scripts:  # `make --eval 'x: ; CMD'`: shell code inside a value
+                facts.scripts[text] = facts.scripts.get(text, False) or words[i].dynamic
             strict = name == "tee"  # tee writes like `>` does (and always did here)
             for i, cut in a.operand_writes:
                 facts.writes.extend(t if strict else SOFT + t for t in _word_targets(words[i], cut, bases))
@@ -923,7 +933,9 @@ class _Walk:
             # (a value the loop acts on holds one of those, so the test above skips nothing it finds)
             for v in values[1:]:  # `-o ProxyCommand=...`, `-c core.pager=...`, `-c '!cmd'`: code in a value
                 if ("=" in v or v[:1] in "+:!" or v.startswith("shell ")) and (m := _CODE_VALUE.match(v)):
-                    facts.deny.extend(_variable_code(m[1] or m[2] or m[3], 0))
+                    code = m[1] or m[2] or m[3]
+                    facts.deny.extend(_variable_code(code, 0))
+                    self.code_targets(code, facts, bases, depth)
                 if name in _EDITORS:
                     for m in _EDITOR_WRITE.finditer(v):
                         edited = Word(m[1], m[1], "$" in m[1], any(c in m[1] for c in "*?[{"))
@@ -956,8 +968,25 @@ class _Walk:
                 _add_script(facts.scripts, inner, idx, 0)
             if name == "xargs" and basename(inner_values[0]) in SHELLS and len(inner_values) > 1:
                 facts.stdin_code = True  # `xargs sh -c '{}'` / `xargs sh`: the input may be code
-            n = self.facts(inner, facts, bases, n + 1)
+            n = self.facts(inner, facts, bases, n + 1, depth=depth)
         return n
+
+    def code_targets(self, code: str, facts: _Facts, bases: tuple[str, ...], depth: int) -> None:
+        """The files the commands in an option value read and write (`git -c alias.x='!cat .env'`,
+        `ssh -o ProxyCommand=...`), added to the command's own: they meet the path denies and
+        asks, and every write counts as by nature (`SOFT`), so no path allow is needed for them
+        (their command texts are deny texts of the command: `_variable_code`). The value is
+        walked as a script, not added as units: a data value that only looks like code (`git
+        commit -m '!x'`) must not need an allow of its own."""
+        if depth + 1 >= MAX_DEPTH:
+            return
+        try:
+            units = self.script(code, depth + 1, taint=False, bases=bases)
+        except (Unparseable, RecursionError):
+            return  # its text is a deny text (`_variable_code`); bash would not run it either
+        for u in units:
+            facts.reads.extend(u.reads)
+            facts.writes.extend(w if w.startswith(SOFT) else SOFT + w for w in u.writes)
 
     def parallel(self, words: Sequence[Word], a: Analysis, facts: _Facts) -> None:
         """GNU parallel runs its command words through a shell, once per argument."""

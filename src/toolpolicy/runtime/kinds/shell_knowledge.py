@@ -65,6 +65,10 @@ ROLES = (
     "derive",  # a file read, and its (de)compressed form written beside it (`zstd -d F.zst` writes F)
     "range-path",  # `START,END:FILE` or `:FUNC:FILE` (`git log -L`): FILE is read
     "jq",  # a jq filter: data, unless it reads the environment (`env`, `$ENV`)
+    "make",  # makefile text (`make --eval`): its recipes and `$(shell ...)` bodies are shell scripts run
+    "module",  # the module it runs (`python -m MOD`): the words after it are MOD's, read with `modules`
+    "key-read",  # `[KEY=]PATH` (`kubectl --from-file`): PATH read, a directory with everything under it
+    "directory",  # (operands too: `git init DIR` works in DIR)
 )
 # What an option or a subcommand makes the command do (beyond its operands' roles).
 EFFECTS = ("write", "exec", "network", "secret", "delete")
@@ -90,6 +94,7 @@ class Opt(Record):
     mode: bool = False  # its `becomes` replaces the last mode option's (`xz -t -z` compresses: the last wins)
     pair: bool = False  # it takes two words, NAME then its value (`jq --rawfile NAME FILE`)
     suffix: bool = False  # its value is the suffix a compressor adds or strips (`gzip -S .x`)
+    writes: tuple[str, ...] = ()  # paths it makes the program write as trees (`git init --template`: .git)
 
 
 class Spec(Record):
@@ -114,6 +119,8 @@ class Spec(Record):
     effect_notes: tuple[str, ...] = ()  # the notes `effects` adds, worded once when the spec is built
     writes_tree: bool = False  # `into` destinations are written as whole trees (`mv`)
     reads_tree: bool = False  # `read` operands are read with everything under them (`rg`)
+    modules: Subcommands | None = None  # role `module`: module name -> the spec of its argv (`python -m`)
+    single_dash: bool = False  # options are whole words, `-name`/`--name`, `=value` or the next word (Go)
 
 
 class Subcommands:
@@ -168,6 +175,8 @@ class Analysis(Record):
     # (word, cut, kept) of files read and then replaced (`gzip FILE`), or kept beside their output (`zstd F`)
     replaced: tuple[tuple[int, int, bool], ...] = ()
     suffixes: tuple[str, ...] = ()  # `-S SUFFIX` values: the compressors' own suffix for the names they write
+    named_trees: tuple[str, ...] = ()  # paths an option makes it write, with all under them (`git init --template`)
+    named_scripts: tuple[tuple[int, str], ...] = ()  # (word, script) of shell code inside a value (`make --eval`)
 
 
 _EMPTY = Analysis()
@@ -183,10 +192,13 @@ def build_spec(name: str, data: Mapping[str, Any]) -> Spec:
     short: dict[str, Opt] = {}
     longs: dict[str, Opt] = {}
     words: dict[str, Opt] = {}
+    single_dash = bool(data.get("single_dash", False))
     for spellings, body in (data.get("options") or {}).items():
         opt = _build_opt(spellings, body)
         for s in spellings.replace(",", " ").split():
-            if s.startswith("--"):
+            if single_dash:  # Go's flag package: `-o` and `--o` are one whole-word option
+                words["-" + s.lstrip("-")] = opt
+            elif s.startswith("--"):
                 longs[s[2:]] = opt
             elif len(s) == 2 and s[0] == "-":
                 short[s[1]] = opt
@@ -209,6 +221,8 @@ def build_spec(name: str, data: Mapping[str, Any]) -> Spec:
         if data.get("inherit"):  # the program's options are valid after the subcommand too
             body["options"] = {**(data.get("options") or {}), **(body.get("options") or {})}
             body.setdefault("inherit", True)
+        if single_dash:  # a Go program's subcommands parse their flags the same way
+            body.setdefault("single_dash", True)
         for sub_name in sub_names.replace(",", " ").split():
             subs[sub_name] = (f"{name} {sub_name}", body)
     if subs and "subcommand" not in roles:
@@ -216,6 +230,11 @@ def build_spec(name: str, data: Mapping[str, Any]) -> Spec:
         repeat = repeat + 1 if repeat >= 0 else -1
     effects = frozenset(_as_list(data.get("effects")))
     note = str(data.get("about", ""))
+    mods = {
+        mod: (f"{name} -m {mod}", dict(body or {}))
+        for mods, body in (data.get("modules") or {}).items()
+        for mod in mods.replace(",", " ").split()
+    }
     return Spec(
         name=name,
         short=short,
@@ -236,6 +255,8 @@ def build_spec(name: str, data: Mapping[str, Any]) -> Spec:
         effect_notes=_effect_notes(effects, f"`{name}`", note),
         writes_tree=bool(data.get("writes_tree", False)),
         reads_tree=bool(data.get("reads_tree", False)),
+        modules=Subcommands(mods) if mods else None,
+        single_dash=single_dash,
     )
 
 
@@ -274,6 +295,7 @@ def _build_opt(spellings: str, body: Any) -> Opt:
         mode=bool(body.get("mode", False)),
         pair=bool(body.get("pair", False)),
         suffix=bool(body.get("suffix", False)),
+        writes=tuple(_as_list(body.get("writes"))),
     )
 
 
@@ -368,7 +390,7 @@ def analyse(words: Sequence[str], table: Table, spec: Spec | None = None) -> Ana
 
 # What `_Acc.found` holds: (field, item), the field an index into the lists of `Analysis`.
 (_READS, _WRITES, _OPERAND_WRITES, _AT_READS, _SCRIPTS, _CODE, _COMMANDS, _NAMED_READS, _CHDIRS, _PREFIXES,
- _TREES, _INTO, _TREE_READS, _REPLACED) = range(14)  # fmt: skip
+ _TREES, _INTO, _TREE_READS, _REPLACED, _NAMED_TREES, _NAMED_SCRIPTS) = range(16)  # fmt: skip
 
 
 class _Acc:
@@ -433,11 +455,13 @@ class _Acc:
                 by[_TREE_READS],
                 by[_REPLACED],
                 tuple(self.suffixes),
+                by[_NAMED_TREES],
+                by[_NAMED_SCRIPTS],
             ),
         )
 
 
-_NO_FINDINGS: list[tuple[object, ...]] = [()] * 14
+_NO_FINDINGS: list[tuple[object, ...]] = [()] * 16
 _NO_SKIPPED: set[str] = set()  # never added to: `_walk` makes a new set instead
 _new_analysis = tuple.__new__  # `Analysis(...)` without the namedtuple's Python-level `__new__`
 _NO_EFFECTS: frozenset[str] = frozenset()
@@ -497,7 +521,18 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
         value: int | None = None  # index of the value word
         cut = 0  # characters of that word before the value
         step = 1
-        if w in spec_words:
+        if spec.single_dash:  # Go's flags: `-o F`, `-o=F`, `--o=F`; never clustered
+            key, eq, _ = w.partition("=")
+            opt = spec_words.get("-" + key.lstrip("-"))
+            if opt is None:
+                kept.append(i)
+                i += 1
+                continue
+            if eq:
+                value, cut = i, len(key) + 1
+            elif opt.takes == REQUIRED and i + 1 < n:
+                value, step = i + 1, 2
+        elif w in spec_words:
             opt = spec_words[w]
             if opt.role == "command" and opt.until:
                 j = i + 1
@@ -533,7 +568,7 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
                         _effects(acc, {"exec"}, f"`-{w[j]}`", "an option this program may run a command with")
                     continue
                 if o.takes == NONE:
-                    if o.effects:
+                    if o.effects or o.writes:
                         _option(acc, o, "-" + w[j], None, 0, words)
                     if o.mode:
                         acc.flipped = acc.flipped or (bool(mode) and not o.becomes)
@@ -559,8 +594,15 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
         if opt is not None:
             if opt.takes == NONE:
                 value = None
-            if opt.effects or (value is not None and opt.role != "data"):  # else `_option` adds nothing
+            if opt.effects or opt.writes or (value is not None and opt.role != "data"):  # else nothing
                 _option(acc, opt, w, value, cut, words)
+            if opt.role == "module" and value is not None and spec.modules is not None:
+                # `python -m MOD ARGS`: the rest is MOD's argv, read with MOD's entry (if known)
+                sub = spec.modules.get(words[value][cut:]) or spec.modules.get("*")
+                if sub is not None:
+                    kept.extend(range(i, min(i + step, n)))
+                    _walk(words, i + step, sub, acc, kept)
+                    return
             if opt.suffix and value is not None:
                 acc.suffixes.append(words[value][cut:])
             if opt.mode:
@@ -710,6 +752,9 @@ def _operands(
 def _option(acc: _Acc, opt: Opt, spelled: str, value: int | None, cut: int, words: Sequence[str]) -> None:
     if opt.effects:
         _effects(acc, opt.effects, f"`{spelled.split('=', 1)[0]}`", opt.note)
+    for path in opt.writes:  # `git init --template=DIR`: DIR's files are copied into `.git`
+        acc.found.append((_NAMED_TREES, path))
+        acc.notes.append(f"`{spelled.split('=', 1)[0]}` writes `{path}`" + (f" ({opt.note})" if opt.note else ""))
     if value is not None and opt.role != "data":  # a data value (the common case) adds nothing
         _value(acc, opt.role, value, cut, f"`{spelled.split('=', 1)[0]}`", opt.note, words[value][cut:])
 
@@ -761,6 +806,18 @@ def _value(acc: _Acc, role: str, idx: int, cut: int, label: str, note: str, text
         _program(acc, role, idx, text)
     elif role == "replace" or role == "derive":  # an option's value compressed or decompressed
         acc.found.append((_REPLACED, (idx, cut, role == "derive")))
+    elif role == "key-read":  # `--from-file=[KEY=]PATH`: PATH (a directory: every file in it)
+        eq = text.find("=")
+        at = cut + eq + 1 if eq >= 0 else cut
+        acc.found.append((_READS, (idx, at)))
+        acc.found.append((_TREE_READS, (idx, at)))
+    elif role == "make":  # makefile text: its recipes and `$(shell ...)` run as shell scripts
+        acc.effects.add("exec")
+        acc.found.append((_CODE, idx))
+        for script in make_scripts(text):
+            acc.found.append((_NAMED_SCRIPTS, (idx, script)))
+        if label:
+            acc.notes.append(f"{label} runs makefile text (its recipes and `$(shell ...)` are shell commands)")
     elif role == "range-path":  # `git log -L1,9:FILE`: FILE's lines are shown
         name = text.rpartition(":")[2] if ":" in text else ""
         if name:
@@ -786,6 +843,57 @@ _JQ_ENV = lazy_compile(r"(?:^|[^\w.$])(?:env|\$ENV)\b|\$__prog_args\b")
 _SED_READ = lazy_compile(
     r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?(?:,(?:\d+|\$|/[^/\n]*/))?!?\s*[rR][ \t]*([^\n;}]+)"
 )
+
+
+# `TARGETS : PREREQUISITES ; RECIPE` (not `x := v`, `x ::= v`): the recipe after `;` is a shell line
+_MAKE_RULE = lazy_compile(r"^[^=:#;\t]*[^=:#;\t\s]\s*::?(?!=)[^=#;]*;(.*)$")
+_MAKE_CALL = lazy_compile(r"[$][({](shell|file|eval)[\s,]")
+_MAX_MAKE_SCRIPTS = 32
+
+
+def make_scripts(text: str, depth: int = 0) -> list[str]:
+    """The shell scripts makefile text runs (GNU make manual, "Rules", "The shell Function",
+    "The file Function"): recipe lines (after a tab, or after `;` on a rule's line) and the bodies
+    of `$(shell ...)`; `$(file >F,...)` / `$(file <F)` as the redirections `: > F` / `: < F`; the
+    text of `$(eval ...)` read as makefile text again. `$$` is a `$` for the shell."""
+    out: list[str] = []
+    plain = text
+    for m in _MAKE_CALL.finditer(text):  # an `$(eval ...)`'s rules are its own (read below)
+        if m[1] == "eval":
+            plain = plain.replace(text[m.start() : m.end() + len(_balanced(text, m.end())) + 1], " ")
+    for line in plain.replace("\\\n", " ").split("\n"):
+        if line.startswith("\t"):
+            out.append(line[1:].lstrip("@+- ").replace("$$", "$"))
+        elif ";" in line and (m := _MAKE_RULE.match(line)):
+            out.append(m[1].strip().lstrip("@+- ").replace("$$", "$"))
+    for m in _MAKE_CALL.finditer(text):
+        body = _balanced(text, m.end())
+        if m[1] == "shell":
+            out.append(body.replace("$$", "$"))
+        elif m[1] == "file":
+            op = body.strip()
+            name = op.lstrip("<>").split(",", 1)[0].strip()
+            if name:
+                out.append((": < " if op.startswith("<") else ": > ") + name)
+        elif depth < 4:
+            out.extend(make_scripts(body, depth + 1))
+        if len(out) >= _MAX_MAKE_SCRIPTS:
+            break
+    return [s for s in out[:_MAX_MAKE_SCRIPTS] if s.strip()]
+
+
+def _balanced(text: str, start: int) -> str:
+    """The text from `start` to the parenthesis or brace that closes the one before it."""
+    depth = 1
+    for k in range(start, len(text)):
+        c = text[k]
+        if c in "({":
+            depth += 1
+        elif c in ")}":
+            depth -= 1
+            if depth == 0:
+                return text[start:k]
+    return text[start:]
 
 
 def _program(acc: _Acc, role: str, idx: int, text: str) -> None:
