@@ -603,3 +603,96 @@ def test_extraction_into_a_protected_directory_is_not_allowed(
 ) -> None:
     ws, home, engine = where
     assert _decide(engine[policy], command, ws, home) != "allow"
+
+
+# ------------------------------------------------------------------ the fixes' own edges (fix11d)
+
+FIX_EDGES = [
+    # the class of each finding: other spellings and other options of the same kind
+    ("git init --template tpl sub", "W"),  # `.git` is checked under DIR and the cwd
+    ("git init --separate-git-dir .claude", "W"),
+    ("git reset --pathspec-from-file=.env", "R"),
+    ("git archive --add-file=.env HEAD", "R"),
+    ("git notes --ref x add -F .env", "R"),
+    ("make -E '$(file >.claude/settings.json,x)'", "W"),
+    ("make --eval '$(eval x: ; cat .env)' x", "R"),
+    ("make -E 'x:\n\tcat .env' x", "R"),
+    ("GIT_PAGER='cat .env' git log", "R"),
+    ("git -c core.editor='cat ~/.ssh/id_rsa' commit", "R"),
+    ("pip --log .claude/settings.json list", "W"),
+    ("pip install --target .claude x", "W"),
+    ("pip freeze -r .env", "R"),
+    ("pip3 install -r ~/.ssh/id_rsa", "R"),
+    ("python3 -m pip download -c .env x", "R"),
+    ("python3 -m venv .claude", "W"),
+    ("python3 -m zipfile --extract h.zip .claude", "W"),
+    ("python3 -m tarfile -c x.tar ~/.ssh", "R"),
+    ("docker buildx build -o .git/hooks .", "W"),
+    ("docker compose --env-file .env up", "R"),
+    ("docker load -i ~/.ssh/id_rsa", "R"),
+    ("podman cp c:/x .claude/settings.json", "W"),
+    ("kubectl create secret generic x --from-file=k=.env", "R"),
+    ("kubectl create secret generic x --from-file ~/.ssh", "R"),
+    ("kubectl create secret tls x --cert=c --key=.env", "R"),
+    ("kubectl apply -f .env", "R"),
+    ("go --o=.claude/settings.json build", "W"),
+    ("go test -outputdir .git/hooks -cpuprofile x .", "W"),
+    ("go vet -modfile=.env ./...", "R"),
+    ("node --redirect-warnings=.claude/settings.json p.js", "W"),
+    ("node --env-file-if-exists ~/.ssh/id_rsa p.js", "R"),
+    ("ruby -i -pe 1 a .claude/settings.json", "W"),
+    ("rsync --include-from .env . /tmp/out", "R"),
+    ("rsync --log-file=.git/hooks/pre-commit a b", "W"),
+    ("tar -cf x.tar -T .env", "R"),
+]
+
+
+@pytest.mark.parametrize(("command", "kind"), FIX_EDGES)
+@pytest.mark.parametrize("policy", ["U", "D", "Y"])
+def test_fix_edges(where: Where, command: str, kind: str, policy: str) -> None:
+    """fix11d: other spellings and options of the classes R11d-F1..F15 closed."""
+    _check(where, command, kind, policy)
+
+
+# what stays allowed: the fixes add files read and written, not asks of everyday use
+STILL_ALLOWED = [
+    "git init",
+    "git commit -m '!fix the build'",
+    "git tag -s v1",
+    "git merge-file -p a b c",
+    "git commit -F msg.txt",
+    "git submodule update --init",
+    "make -f build.mk all",
+    "pip install -r requirements.txt",
+    "python3 -m pip install -r requirements.txt",
+    "python3 -m json.tool x.json",
+    "node --env-file=.env.example p.js",
+    "docker build -f Dockerfile .",
+    "kubectl create configmap x --from-file=conf/",
+    "rsync -a --exclude-from=.rsyncignore src/ /tmp/out",
+]
+
+
+@pytest.mark.parametrize("command", STILL_ALLOWED)
+@pytest.mark.parametrize("policy", ["U", "D", "Y"])
+def test_fix_keeps_everyday_use_allowed(where: Where, command: str, policy: str) -> None:
+    """fix11d: the files these name are not denied, so the command stays allowed."""
+    ws, home, engine = where
+    assert _decide(engine[policy], command, ws, home) == "allow"
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("go build -o bin/app .", "ask"),  # a file written because of an option: a path rule must allow it
+        ("make -E 'x: ; echo hi' x", "ask"),  # exec-capable: only an exact rule allows it
+        ("git -c core.pager=less log", "ask"),
+    ],
+)
+def test_fix_option_writes_and_code_ask_under_a_prefix_allow(
+    where: Where, command: str, expected: str
+) -> None:
+    """fix11d: `Bash(go *)` does not cover `go build -o FILE` (as `Bash(sort *)` does not cover
+    `sort -o FILE`); code in a value stays exec-capable."""
+    ws, home, engine = where
+    assert _decide(engine["U"], command, ws, home) == expected

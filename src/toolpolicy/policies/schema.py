@@ -219,7 +219,8 @@ class CommandDecl(_Model):
         default_factory=dict, description="role module: the module named -> its argv's entry (`python -m`)"
     )
     single_dash: bool = Field(
-        default=False, description="options are whole words, `-name` or `--name`, `=value` or the next word (Go)"
+        default=False,
+        description="options are whole words, `-name` or `--name`, `=value` or the next word (Go)",
     )
 
 

@@ -175,8 +175,12 @@ class Analysis(Record):
     # (word, cut, kept) of files read and then replaced (`gzip FILE`), or kept beside their output (`zstd F`)
     replaced: tuple[tuple[int, int, bool], ...] = ()
     suffixes: tuple[str, ...] = ()  # `-S SUFFIX` values: the compressors' own suffix for the names they write
-    named_trees: tuple[str, ...] = ()  # paths an option makes it write, with all under them (`git init --template`)
-    named_scripts: tuple[tuple[int, str], ...] = ()  # (word, script) of shell code inside a value (`make --eval`)
+    named_trees: tuple[
+        str, ...
+    ] = ()  # paths an option makes it write, with all under them (`git init --template`)
+    named_scripts: tuple[
+        tuple[int, str], ...
+    ] = ()  # (word, script) of shell code inside a value (`make --eval`)
 
 
 _EMPTY = Analysis()
@@ -230,8 +234,8 @@ def build_spec(name: str, data: Mapping[str, Any]) -> Spec:
         repeat = repeat + 1 if repeat >= 0 else -1
     effects = frozenset(_as_list(data.get("effects")))
     note = str(data.get("about", ""))
-    mods = {
-        mod: (f"{name} -m {mod}", dict(body or {}))
+    mods: dict[str, tuple[str, Mapping[str, Any]]] = {
+        str(mod): (f"{name} -m {mod}", dict(body or {}))
         for mods, body in (data.get("modules") or {}).items()
         for mod in mods.replace(",", " ").split()
     }
@@ -251,7 +255,7 @@ def build_spec(name: str, data: Mapping[str, Any]) -> Spec:
         assignments=bool(data.get("assignments", False)),
         unknown_exec=data.get("unknown") == "exec",
         note=note,
-        code_option=any(o.role == "code" for o in (*short.values(), *longs.values())),
+        code_option=any(o.role in ("code", "make") for o in (*short.values(), *longs.values())),
         effect_notes=_effect_notes(effects, f"`{name}`", note),
         writes_tree=bool(data.get("writes_tree", False)),
         reads_tree=bool(data.get("reads_tree", False)),
@@ -600,6 +604,8 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
                 # `python -m MOD ARGS`: the rest is MOD's argv, read with MOD's entry (if known)
                 sub = spec.modules.get(words[value][cut:]) or spec.modules.get("*")
                 if sub is not None:
+                    if i + step < n and words[i + step][:1] != "-":  # read as the script, as before
+                        acc.found.append((_READS, (i + step, 0)))
                     kept.extend(range(i, min(i + step, n)))
                     _walk(words, i + step, sub, acc, kept)
                     return
@@ -754,7 +760,9 @@ def _option(acc: _Acc, opt: Opt, spelled: str, value: int | None, cut: int, word
         _effects(acc, opt.effects, f"`{spelled.split('=', 1)[0]}`", opt.note)
     for path in opt.writes:  # `git init --template=DIR`: DIR's files are copied into `.git`
         acc.found.append((_NAMED_TREES, path))
-        acc.notes.append(f"`{spelled.split('=', 1)[0]}` writes `{path}`" + (f" ({opt.note})" if opt.note else ""))
+        acc.notes.append(
+            f"`{spelled.split('=', 1)[0]}` writes `{path}`" + (f" ({opt.note})" if opt.note else "")
+        )
     if value is not None and opt.role != "data":  # a data value (the common case) adds nothing
         _value(acc, opt.role, value, cut, f"`{spelled.split('=', 1)[0]}`", opt.note, words[value][cut:])
 
@@ -817,7 +825,9 @@ def _value(acc: _Acc, role: str, idx: int, cut: int, label: str, note: str, text
         for script in make_scripts(text):
             acc.found.append((_NAMED_SCRIPTS, (idx, script)))
         if label:
-            acc.notes.append(f"{label} runs makefile text (its recipes and `$(shell ...)` are shell commands)")
+            acc.notes.append(
+                f"{label} runs makefile text (its recipes and `$(shell ...)` are shell commands)"
+            )
     elif role == "range-path":  # `git log -L1,9:FILE`: FILE's lines are shown
         name = text.rpartition(":")[2] if ":" in text else ""
         if name:
@@ -864,8 +874,8 @@ def make_scripts(text: str, depth: int = 0) -> list[str]:
     for line in plain.replace("\\\n", " ").split("\n"):
         if line.startswith("\t"):
             out.append(line[1:].lstrip("@+- ").replace("$$", "$"))
-        elif ";" in line and (m := _MAKE_RULE.match(line)):
-            out.append(m[1].strip().lstrip("@+- ").replace("$$", "$"))
+        elif ";" in line and (rule := _MAKE_RULE.match(line)):
+            out.append(rule[1].strip().lstrip("@+- ").replace("$$", "$"))
     for m in _MAKE_CALL.finditer(text):
         body = _balanced(text, m.end())
         if m[1] == "shell":
