@@ -401,7 +401,10 @@ def substituted(raw: str, known: dict[str, tuple[str, ...]], limit: int) -> tupl
     out: list[str] = []
     if "${" in raw and _DEFAULT.search(raw):
         out.append(_DEFAULT.sub(lambda m: m.group(1), raw))
-    found = [name for name in known if _reference(name).search(raw)]
+    found = [name for name in known if "$" + name in raw or "${" + name in raw]
+    found = [name for name in found if _reference(name).search(raw)]
+    if len(found) > _MAX_NAMES:
+        return out, False  # so many variables in one command: not read (the caller fails closed)
     first = {name: known[name][0] for name in found}
     for name in found:
         for value in known[name]:
@@ -434,6 +437,8 @@ def _reference(name: str) -> re.Pattern[str]:
     parameters); group 1 is a case operator."""
     pattern = _REFERENCES.get(name)
     if pattern is None:
+        if len(_REFERENCES) >= _MAX_REFERENCES:
+            _REFERENCES.clear()
         n = re.escape(name)
         tail = "" if not name.isidentifier() else "(?![A-Za-z0-9_])"
         pattern = _REFERENCES[name] = re.compile(rf"\$(?:\{{{n}(?:\[[^\]]*\])?(,,|\^\^|,|\^)?\}}|{n}{tail})")
@@ -441,3 +446,5 @@ def _reference(name: str) -> re.Pattern[str]:
 
 
 _REFERENCES: dict[str, re.Pattern[str]] = {}
+_MAX_REFERENCES = 1024  # variable names whose patterns are kept (then it starts over)
+_MAX_NAMES = 16  # variables with values one command's readings substitute
