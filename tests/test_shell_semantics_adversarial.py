@@ -419,3 +419,16 @@ def test_proc_directory_links_are_read_for_the_call(
     filled = {k: v.format(ws=ws, ws_name=ws.name) for k, v in args.items()}
     context = {"cwd": str(ws), "home": str(home)}
     assert engines[policy].decide(tool, filled, context=context).decision == expected
+
+
+def test_a_command_reading_too_many_valued_variables_is_never_allowed(
+    engines: dict[str, Engine], dirs: tuple[Path, Path]
+) -> None:
+    """Past 16 variables with values in one command its readings are not all decided (the bound
+    keeps a text of hundreds of assignments linear): the command never allows, whatever the mode."""
+    names = [f"v{i}" for i in range(20)]
+    command = "; ".join(f"{n}=x" for n in names) + "; echo " + " ".join(f"${n}" for n in names)
+    assert decide(engines, "yolo", command, dirs) == "ask"
+    assert decide(engines, "user", command.replace(" $v19", ""), dirs) == "ask"  # 19: still past it
+    few = "; ".join(f"{n}=x" for n in names[:3]) + "; echo " + " ".join(f"${n}" for n in names[:3])
+    assert decide(engines, "bypass", few, dirs) == "allow"
