@@ -134,13 +134,13 @@ GUARDED = [
     "cat ~/.git-cred*",
     "cd ~/.ssh && cat id*",
     "cd ~/.ssh && cat *",
+    "cat ~/.ssh/known*",  # (round 11: pack:secrets denies every file in ~/.ssh but the public ones)
 ]
 NEAR_MISSES = [
     "cat *.py",
     "grep foo *.md",
     "cat src/*.py",
     "head -n 3 *.csv",
-    "cat ~/.ssh/known*",
     "cat ?env",
 ]
 
