@@ -115,7 +115,7 @@ def _patch(
     from .protected import patch_targets
 
     if not tools:
-        return None  # the profile has no path tools (Codex's own): the patch tool's own rules decide
+        return None  # the profile has no write or edit tool: the patch tool's own rules decide
     files = patch_targets({"patch": value}) if isinstance(value, str) else None
     if files is None:
         notes.append("the patch cannot be read: it may write any file, needs approval")

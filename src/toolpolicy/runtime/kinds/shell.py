@@ -578,20 +578,21 @@ class _Walk:
                 more = more + self.rebound(cmd, rebound, depth, taint, bases)
             if (known or "${" in cmd.raw) and _expands(cmd):  # `x=.env; cat $x`: also read with the value
                 more = more + self.valued(cmd, known, depth, taint, bases)
-            if cmd.assigns or (
-                cmd.words and (cmd.words[0].value in VALUE_SETTERS or cmd.words[0].value in ALLOW_WRAPPERS)
-            ):
-                for name, given in literal_values(cmd, _allow_start([w.value for w in cmd.words])).items():
-                    if given == ():
-                        known.pop(name, None)  # `unset x`
-                    elif given is not None:  # (an unknown value keeps the earlier: a branch may skip it)
-                        known[name] = tuple(dict.fromkeys((*known.get(name, ()), *given)))
+            first = cmd.words[0].value if cmd.words else ""
             seen = _searchable(cmd)
-            if "HOME" in seen:  # `HOME=~/.ssh; cat ~/id_rsa`: `~` is what HOME holds then
-                values = [w.value for w in cmd.words]
-                homes.extend(f for f in home_forms(cmd, _allow_start(values)) or () if f not in homes)
-            if "hash" in seen or "BASH_" in seen:
-                rebound.update(rebinds(cmd, _allow_start([w.value for w in cmd.words])))
+            sets = cmd.assigns or first in VALUE_SETTERS or first in ALLOW_WRAPPERS
+            if sets or "HOME" in seen or "hash" in seen or "BASH_" in seen:
+                k0 = _allow_start([w.value for w in cmd.words])  # the program, wrappers stripped
+                if sets:
+                    for name, given in literal_values(cmd, k0).items():
+                        if given == ():
+                            known.pop(name, None)  # `unset x`
+                        elif given is not None:  # (an unknown value keeps the earlier: a branch may skip it)
+                            known[name] = tuple(dict.fromkeys((*known.get(name, ()), *given)))
+                if "HOME" in seen:  # `HOME=~/.ssh; cat ~/id_rsa`: `~` is what HOME holds then
+                    homes.extend(f for f in home_forms(cmd, k0) or () if f not in homes)
+                if "hash" in seen or "BASH_" in seen:
+                    rebound.update(rebinds(cmd, k0))
             if homes:  # (the command's own units too: `HOME=x cd`, `HOME=x bash -c 'cat ~/y'`)
                 more = [_rehome(u, homes, bases) for u in more]
             units.extend(_through_links(u, links) for u in more) if links else units.extend(more)
@@ -1242,7 +1243,6 @@ def _unescape_literal(text: str) -> str:
 
 
 _OWN_PID = lazy_compile(r"\$(?:\$|\{\$\}|BASHPID\b|\{BASHPID\})")  # the shell's own pid
-_PROC_LINK = lazy_compile(r"/+proc/+[^/]+/+(?:task/+[^/]+/+)?(?:cwd|root)(/.*)?$")
 
 
 def _targets(values: Sequence[str], bases: tuple[str, ...]) -> tuple[str, ...]:
@@ -1259,14 +1259,19 @@ def _word_targets(word: Word, cut: int, bases: tuple[str, ...]) -> list[str]:
     """A word naming a file, as targets: a literal path, or `\\x00` + the glob it may expand to,
     once per directory it may be relative to."""
     if word.dynamic and "/proc/" in word.raw and not cut:  # `/proc/$$/cwd`: this shell's own link
-        own = scan_word(_OWN_PID.sub("self", word.raw))[0]
-        if not own.dynamic:
-            word = own
-        elif (theirs := _PROC_LINK.match(own.value)) is not None:  # another process's: any directory
-            return [_DYN + UNKNOWN + _escape(theirs.group(1) or "")]
+        word = scan_word(_OWN_PID.sub("self", word.raw))[0]  # (another pid: `proc_link` says `other`)
     value = word.value[cut:]
     if value in NON_FILES or not value or word.raw.startswith(("<(", ">(")):
         return []  # a process substitution is a pipe
+    if value.startswith("/proc/") and ("/cwd" in value or "/root" in value):
+        from .path import proc_link
+
+        link = proc_link(value)  # `/proc/self/cwd/x`: x in the directory the command runs in
+        if link is not None:
+            if link[0] == "other":  # another process's directory (`/proc/1/cwd`, `/proc/$x/cwd`): any
+                return [_DYN + UNKNOWN + "/" + _escape(link[1])]
+            if not word.dynamic:
+                value = "/" + link[1] if link[0] == "root" else (link[1] or ".")
     special = word.dynamic or word.globby or value.startswith("~")
     if special:
         raw = word.raw if not cut else _cut_raw(word.raw, cut)
@@ -1274,14 +1279,6 @@ def _word_targets(word: Word, cut: int, bases: tuple[str, ...]) -> list[str]:
         if form.startswith(("/", HOME, "~", UNKNOWN)):
             return [_DYN + form]
         return [_join_base(b, form, True) for b in bases]
-    if value.startswith("/proc/") and ("/cwd" in value or "/root" in value):
-        from .path import proc_link
-
-        link = proc_link(value)  # `/proc/self/cwd/x`: x in the directory the command runs in
-        if link is not None:
-            if link[0] == "other":  # another process's directory: any
-                return [_DYN + UNKNOWN + "/" + _escape(link[1])]
-            value = "/" + link[1] if link[0] == "root" else (link[1] or ".")
     if value.startswith("/") or bases == _NO_BASES:
         return [value]
     return [_join_base(b, _escape(value), False) for b in bases]

@@ -18,12 +18,18 @@ Place in the pipeline: runtime, view time, beside the walk of `shell.py`, which 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ...vocabulary.records import Record
-from .shell_parse import Command, Word
+from .shell_parse import Command, Word, parse_script
 from .shell_words import UNKNOWN, Unparseable, scan_word, target_pattern
 from .shell_words import glob_escape as _escape
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 SAFE_ENV = frozenset(
     {"NODE_ENV", "CI", "LANG", "LANGUAGE", "TZ", "NO_COLOR", "FORCE_COLOR", "TERM"} | {"COLUMNS", "LINES"}
@@ -135,14 +141,8 @@ def home_forms(cmd: Command, k0: int) -> list[str] | None:
             forms.append(_value_form(a))
     if "${HOME" in cmd.raw and _ASSIGNING_EXPANSION.search(cmd.raw):
         forms.append(UNKNOWN)  # `: ${HOME:=.claude}`: the expansion assigns HOME
-    if name in _SAME_SHELL and any(
-        "HOME" in t for t in (*(w.value for w in words[1:]), *(x.text for x in cmd.stdin))
-    ):  # `eval 'HOME=~/.ssh'`, `source /dev/stdin <<< 'HOME=...'`: set in this shell
-        inner = _evaluated(cmd, words)
-        if inner is None:
-            forms.append(UNKNOWN)
-        for c in inner or ():
-            forms.extend(home_forms(c, 0) or ())
+    if name in _SAME_SHELL:  # `eval 'HOME=~/.ssh'`, `source /dev/stdin <<< 'HOME=...'`: set in this shell
+        forms.extend(_through_evaluated(cmd, words, ("HOME",), lambda c: home_forms(c, 0) or [], UNKNOWN))
     if builtin:
         if name in DECLARING:
             nameref = any(w.value.startswith("-") and "n" in w.value for w in words[1:])
@@ -172,8 +172,7 @@ def _value_form(word: Word) -> str:
     raw = word.raw
     if word.value[4:5] in ("+", "[") or word.value[5:6] == "(":
         return UNKNOWN
-    if not raw.startswith(word.value[:5]):
-        # `HOME+=x`: appended to a value the text may not show; `"HOME=$x"`: quoted as a whole
+    if not raw.startswith(word.value[:5]):  # `"HOME=x"`, `H''OME=x`: the name quoted, the value as read
         return UNKNOWN if word.dynamic else _escape(word.value[5:])
     return target_pattern(raw[5:])
 
@@ -219,14 +218,8 @@ def rebinds(cmd: Command, k0: int) -> list[tuple[str, str]]:
             out.append(("*", UNKNOWN))
         elif any(n == "BASH_CMDS" for n, _ in names):  # (`BASH_ALIASES`: code, `alias_values`)
             out.extend(_builtin_entries(cmd, name, words))
-    elif name in _SAME_SHELL and any(
-        "hash" in t or "BASH_" in t for t in (*(w.value for w in words[1:]), *(x.text for x in cmd.stdin))
-    ):  # `eval 'hash -p /bin/rm ls'`: bound in this shell
-        inner = _evaluated(cmd, words)
-        if inner is None:
-            out.append(("*", UNKNOWN))
-        for c in inner or ():
-            out.extend(rebinds(c, 0))
+    elif name in _SAME_SHELL:  # `eval 'hash -p /bin/rm ls'`: bound in this shell
+        out.extend(_through_evaluated(cmd, words, ("hash", "BASH_"), lambda c: rebinds(c, 0), ("*", UNKNOWN)))
     return out
 
 
@@ -234,7 +227,7 @@ def _builtin_entries(cmd: Command, name: str, words: Sequence[Word]) -> list[tup
     """What `printf -v 'T[K]' FORMAT [ARG]` or `read 'T[K]' <<< V` puts in a table: (K, value);
     `("*", UNKNOWN)` where the words do not show it plainly (a format with directives, a name
     given otherwise)."""
-    values = [w for w in words[1:]]
+    values = words[1:]
     if name == "printf" and len(values) >= 3 and values[0].value == "-v" and values[1].value.endswith("]"):
         key, rest = _key(values[1].value[values[1].value.index("[") + 1 : -1]), values[2:]
         fmt = rest[0]
@@ -249,11 +242,28 @@ def _builtin_entries(cmd: Command, name: str, words: Sequence[Word]) -> list[tup
     return [("*", UNKNOWN)]
 
 
+def _through_evaluated(
+    cmd: Command,
+    words: Sequence[Word],
+    names: tuple[str, ...],
+    read: Callable[[Command], list[T]],
+    unknown: T,
+) -> list[T]:
+    """What `read` finds in each command `eval` or `source /dev/stdin <<< TEXT` runs in this shell
+    (what they set stays for the commands after them), when their text mentions one of `names`;
+    `[unknown]` when it does but the text does not show the commands (`_evaluated`)."""
+    texts = (*(w.value for w in words[1:]), *(x.text for x in cmd.stdin))
+    if not any(n in t for t in texts for n in names):
+        return []
+    inner = _evaluated(cmd, words)
+    if inner is None:
+        return [unknown]
+    return [found for c in inner for found in read(c)]
+
+
 def _evaluated(cmd: Command, words: Sequence[Word]) -> list[Command] | None:
     """The commands `eval WORDS` or `source /dev/stdin <<< TEXT` runs in this shell, when the
     text shows them; None otherwise (an expansion, a file, a text that does not parse)."""
-    from .shell_parse import parse_script
-
     if words[0].value == "eval":
         if any(w.dynamic for w in words[1:]):
             return None
