@@ -111,13 +111,13 @@ def fast_and_general(
     return got, want
 
 
-def need(*programs: str) -> None:
-    """Skip the test when one of `programs` is not in /usr/bin or /bin (where the tests' bash finds
-    it); `.ci/run` installs every program these tests run, so in CI they run."""
+def need(*programs: str, path: str = "/usr/bin:/bin") -> None:
+    """Skip the test when one of `programs` is not on `path` (by default /usr/bin and /bin, where
+    the tests' bash finds it); `.ci/run` installs every program these tests run, so in CI they run."""
     import shutil
 
     import pytest
 
     for program in programs:
-        if shutil.which(program, path="/usr/bin:/bin") is None:
+        if shutil.which(program, path=path) is None:
             pytest.skip(f"{program} is not installed (.ci/run installs it)")

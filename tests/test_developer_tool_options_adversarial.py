@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from shell_attacks import engines, workspace
+from shell_attacks import engines, need, workspace
 from toolpolicy import Engine
 
 _DENIES = '"Read(./.env)", "Read(~/.ssh/**)", "Edit(./.git/**)", "Edit(./.claude/**)", "Bash(rm *)"'
@@ -78,17 +78,18 @@ def _check(where: Where, command: str, kind: str, policy: str) -> None:
 # ------------------------------------------------------------------ the real programs
 
 
+_PATH = os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"])
+
+
 def _need(*programs: str) -> None:
-    for program in programs:
-        if shutil.which(program) is None:
-            pytest.skip(f"{program} is not installed")
+    """The programs `_run` finds (the interpreter's own directory first: the venv's pip)."""
+    need(*programs, path=_PATH)
 
 
 def _run(script: str, ws: Path, home: Path) -> str:
     """What bash prints (stdout and stderr) running `script` in `ws` with `home` as its home."""
-    path = os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"])
     env = {
-        "HOME": str(home), "PATH": path, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "a",
+        "HOME": str(home), "PATH": _PATH, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "a",
         "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b",
         "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONDONTWRITEBYTECODE": "1",
     }  # fmt: skip
@@ -447,10 +448,11 @@ def test_node_reads_env_files_and_preloads(repo: tuple[Path, Path]) -> None:
     _need("node")
     ws, home = repo
     (ws / "p.js").write_text("console.log(process.env.SECRET)\n")
-    if "1" not in _run("node --env-file=.env p.js", ws, home):
-        pytest.skip("this node has no --env-file (node >= 20.6)")
     (home / ".ssh" / "id_rsa").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n")
-    assert "BEGIN OPENSSH PRIVATE KEY" in _run("node -r ~/.ssh/id_rsa p.js", ws, home)
+    assert "BEGIN OPENSSH PRIVATE KEY" in _run("node -r ~/.ssh/id_rsa p.js", ws, home)  # every node
+    version = tuple(int(x) for x in _run("node -p process.versions.node", ws, home).split(".")[:2])
+    if version >= (20, 6):  # `--env-file` came in node 20.6 (an older node refuses the option)
+        assert "1" in _run("node --env-file=.env p.js", ws, home)
 
 
 # `node .env` is denied (the script is read); node(1) --env-file=FILE loads FILE into the environment
