@@ -437,3 +437,22 @@ def test_a_path_that_cannot_be_read_plainly_is_never_allowed_even_by_the_default
         got = engine.decide("Read", {"file_path": value}, context={"cwd": "/tmp"})
         assert got.decision == "ask", (value[:20], got.reason)
     assert engine.decide("Read", {"file_path": "ok.txt"}, context={"cwd": "/tmp"}).decision == "allow"
+
+
+def test_a_dot_dot_path_is_symlink_free_only_when_no_link_leads_to_it(tmp_path: Path) -> None:
+    """The kernel resolves `..` from the directory it has reached: without a symlink on the way
+    that is the lexical parent, so such a path may be decided by its lexical form; a link before
+    the `..` (or after it) sends it the long way (`realpath`). A missing component before `..`
+    fails the open itself (no file is named), which the probe counts as resolved."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "f").write_text("x\n")
+    (tmp_path / "l").symlink_to(tmp_path / "a")
+    for _ in range(kind.EARLY_CALLS + 1):  # past the lstat walk of a process's first calls
+        kind.symlink_free("/")
+    if not kind._OPENAT2 or kind._OPENAT2[0] is None:
+        pytest.skip("no openat2 here: every `..` path takes the full walk")
+    assert kind.symlink_free(f"{tmp_path}/a/../f")
+    assert kind.symlink_free(f"{tmp_path}/a/../../{tmp_path.name}/f")
+    assert not kind.symlink_free(f"{tmp_path}/l/../f")
+    assert not kind.symlink_free(f"{tmp_path}/a/../l/x")
+    assert kind.symlink_free(f"{tmp_path}/missing/../f")

@@ -541,7 +541,7 @@ def resolves_lexically(lex: _Lexical, value: str) -> bool:
         return True  # never resolved
     probe = _OPENAT2[0] if _OPENAT2 else None  # `symlink_free`, one call less once the probe is built
     for joined in lex.joined:
-        if probe is None or ".." in joined:
+        if probe is None:
             if not symlink_free(joined):
                 return False
         elif not probe(joined):
@@ -630,8 +630,11 @@ def symlink_free(path: str) -> bool:
 
     One `openat2(O_PATH, RESOLVE_NO_SYMLINKS)` system call on Linux: it fails with ELOOP at the
     first symlink, and with ENOENT/ENOTDIR at a missing component before reaching any (nothing
-    below a missing directory can be a link). A path with `..` always takes the full walk. The
-    first `EARLY_CALLS` calls of a process on Linux ask `lstat` instead, component by component,
+    below a missing directory can be a link). A `..` is resolved by the kernel from the directory
+    the walk has reached, which is the lexical parent when no symlink led there: so a path with
+    `..` that the probe passes resolves to its lexical form too (a missing or non-directory
+    component before the `..` fails the open: the path names no file at all). The `lstat` walk
+    below does not follow `..` and answers False for it. The first `EARLY_CALLS` calls of a process on Linux ask `lstat` instead, component by component,
     which tells the same: the openat2 probe needs ctypes, whose import (~2 ms) would be most of the
     cost for a process that decides one call (`policy hook`).
     """
@@ -642,7 +645,7 @@ def symlink_free(path: str) -> bool:
         return ".." not in path and _lstat_probe(path)
     else:
         probe = _first_probe()
-    if ".." in path or probe is None:
+    if probe is None:
         return False
     return probe(path)
 
