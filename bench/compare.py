@@ -17,7 +17,10 @@ Per size it prints:
   rounds, and the ratio toolpolicy / baseline;
 * per tool family: the baseline's and toolpolicy's µs per call (median of the rounds, each family
   timed as one loop over its calls) and their ratio;
-* the first pass of toolpolicy over the calls (its per-text view memos empty) beside the warm rounds.
+* the first pass of toolpolicy over the calls (its per-text view memos empty) beside the warm rounds;
+* the shell calls alone: decide() per call, warm and with the memos emptied, beside parsing and
+  walking the same texts (`shell_parse.parse_script`), the issue's bound on a shell call (at most
+  2x). `bench/shell_cold.py` holds the same bound on distinct commands, each decided cold.
 
 `--packs` decides the same calls in Claude Code's names (`Bash`, `Edit`, `Read`, `WebFetch`,
 `mcp__server__tool`: the names the packs speak) with the workload policy extending the four bundled
@@ -35,6 +38,7 @@ view memos — as a long-running agent would; `bench/shell_cold.py` measures dis
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -131,6 +135,7 @@ def run_one(size: int, rounds: int, packs: bool = False) -> dict[str, Any]:
         for f, fcalls in families.items():
             for name in ("baseline", "toolpolicy"):
                 fam_us[f][name].append(1e6 / _rate(engines[name][0], fcalls[name]))
+    out["shell"] = _shell_against_walk(engine, calls, own_calls, rounds)
     out["per_s"] = {k: statistics.median(v) for k, v in rates.items()}
     out["ratio"] = out["per_s"]["toolpolicy"] / out["per_s"]["baseline"]
     out["families"] = {
@@ -138,6 +143,42 @@ def run_one(size: int, rounds: int, packs: bool = False) -> dict[str, Any]:
         for f, per in sorted(fam_us.items())
     }
     return out
+
+
+def _shell_against_walk(
+    engine: Any, calls: Sequence[Any], own_calls: Sequence[Any], rounds: int
+) -> dict[str, float]:
+    """The issue's bound on a shell call (at most 2x tree-sitter parsing plus walking the same
+    command), on the workload's shell calls: decide() per call, warm (the rounds above: repeated
+    texts hit the view memos) and cold (every memo emptied before each round; a text's repeats
+    within the round still hit it), beside
+    `shell_parse.parse_script` (tree-sitter, or the plain-command lexer, and our walk into simple
+    commands) of the same texts, every call parsed afresh."""
+    from toolpolicy.runtime.kinds import shell_parse
+    from toolpolicy.runtime.views import clear_memos
+
+    mine = [own for c, own in zip(calls, own_calls) if family(c["tool"]) == "shell"]
+    texts = [next(iter(c["args"].values())) for c in mine]
+    parse_script, unparseable = shell_parse.parse_script, shell_parse.Unparseable
+
+    def walk(text: str) -> None:
+        with contextlib.suppress(unparseable):
+            parse_script(text)
+
+    decide = lambda c: engine.decide(c["tool"], c["args"])  # noqa: E731
+    warm, cold, walked = [], [], []
+    for _ in range(rounds):
+        walked.append(1e6 / _rate(walk, texts))
+        warm.append(1e6 / _rate(decide, mine))
+        clear_memos()
+        cold.append(1e6 / _rate(decide, mine))
+    return {
+        "n": len(texts),
+        "distinct": len(set(texts)),
+        "walk_us": statistics.median(walked),
+        "warm_us": statistics.median(warm),
+        "cold_us": statistics.median(cold),
+    }
 
 
 def _print(results: list[dict[str, Any]]) -> None:
@@ -165,6 +206,18 @@ def _print(results: list[dict[str, Any]]) -> None:
                 f"{v['toolpolicy']:.2f} ({v['baseline']:.2f}) {v['baseline'] / v['toolpolicy']:.2f}×"
             )
         print(f"| {r['R']:,} | " + " | ".join(cells) + " |")
+    print()
+    print(
+        "shell calls: decide() beside parse + walk (`shell_parse.parse_script`) of the same texts, µs per call:"
+    )
+    print("| R | calls (distinct) | parse + walk | decide warm | warm / walk | decide cold | cold / walk |")
+    print("|---|---|---|---|---|---|---|")
+    for r in results:
+        s = r["shell"]
+        print(
+            f"| {r['R']:,} | {s['n']:,} ({s['distinct']:,}) | {s['walk_us']:.2f} | {s['warm_us']:.2f} "
+            f"| {s['warm_us'] / s['walk_us']:.2f}× | {s['cold_us']:.2f} | {s['cold_us'] / s['walk_us']:.2f}× |"
+        )
     if len(results) > 1:
         first, last = results[0], results[-1]
         growth = ", ".join(
