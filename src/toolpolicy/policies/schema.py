@@ -139,8 +139,9 @@ class PolicyTest(_Model):
 
 Role = Literal[
     "data", "read", "write", "script", "code", "command", "at-read", "sed", "awk", "directory", "prefix",
-    "tree", "into", "replace", "derive", "range-path", "jq", "make", "module", "key-read",
+    "tree", "into", "replace", "derive", "range-path", "jq", "make", "module", "key-read", "bind",
 ]  # fmt: skip
+FieldRole = Literal["read", "write", "tree", "mount"]
 OperandRole = Literal[
     "data", "read", "write", "output", "script", "code", "command", "subcommand", "at-read", "sed", "awk",
     "prefix", "tree", "into", "data...", "read...", "write...", "output...", "script...", "code...",
@@ -174,6 +175,10 @@ class OptionDecl(_Model):
         default_factory=list,
         description="paths it makes the program write, with all under them, relative to the directory it works in",
     )
+    fields: dict[str, FieldRole] = Field(
+        default_factory=dict,
+        description="a `key=value,...` value: its keys (space separated) -> what they name (`--mount src=HOST`)",
+    )
     note: str | None = None
 
 
@@ -195,6 +200,7 @@ OptionShorthand = Literal[
     "into",
     "make",
     "key-read",
+    "bind",
 ]
 
 

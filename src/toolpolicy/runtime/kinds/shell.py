@@ -895,6 +895,8 @@ class _Walk:
                 for path in a.named_trees:
                     for t in _word_targets(Word(path, path, False, False), 0, bases):
                         facts.writes.extend((t, tree_of(t)))
+            if a.inner:  # `-v HOST:CTR`, `--mount src=HOST`, `--secret src=F`: paths inside a value
+                _inner_targets(words, a.inner, bases, facts)
             for i, text in a.named_scripts:  # `make --eval 'x: ; CMD'`: shell code inside a value
                 facts.scripts[text] = facts.scripts.get(text, False) or words[i].dynamic
             strict = name == "tee"  # tee writes like `>` does (and always did here)
@@ -1282,6 +1284,35 @@ def _word_targets(word: Word, cut: int, bases: tuple[str, ...]) -> list[str]:
     if value.startswith("/") or bases == _NO_BASES:
         return [value]
     return [_join_base(b, _escape(value), False) for b in bases]
+
+
+def _inner_targets(
+    words: Sequence[Word], inner: tuple[tuple[int, str, str], ...], bases: tuple[str, ...], facts: _Facts
+) -> None:
+    """The files of paths inside option values (`shell_knowledge` `Analysis.inner`): read, written,
+    a tree written because of the option (`-o type=local,dest=D`), or a host directory a container
+    mounts (`-v HOST:CTR`: read with everything under it and, unless read-only, written so, by
+    nature: only path denies and asks count). The path is read as written, its quoting gone: a
+    `~`, `$X` or glob character in it is taken as one (more readings, never fewer)."""
+    from .shell_trees import tree_of
+
+    for i, text, role in inner:
+        raw = "".join("\\" + c if c in "'\"\\" else c for c in text)
+        word = Word(
+            text, raw, words[i].dynamic and ("$" in text or "`" in text), any(c in text for c in "*?[{")
+        )
+        targets = _word_targets(word, 0, bases)
+        if role == "read":
+            facts.reads.extend(targets)
+        elif role == "write":
+            facts.writes.extend(targets)
+        elif role == "tree":
+            facts.writes.extend(x for t in targets for x in (t, tree_of(t)))
+        else:  # `mount`, `mount-ro`
+            trees = [tree_of(t) for t in targets]
+            facts.reads.extend((*targets, *trees))
+            if role == "mount":
+                facts.writes.extend(SOFT + t for t in (*targets, *trees))
 
 
 def _object_path_targets(value: str, bases: tuple[str, ...], values: Sequence[str]) -> list[str]:

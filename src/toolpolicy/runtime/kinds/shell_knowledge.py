@@ -68,8 +68,13 @@ ROLES = (
     "make",  # makefile text (`make --eval`): its recipes and `$(shell ...)` bodies are shell scripts run
     "module",  # the module it runs (`python -m MOD`): the words after it are MOD's, read with `modules`
     "key-read",  # `[KEY=]PATH` (`kubectl --from-file`): PATH read, a directory with everything under it
+    "bind",  # `[HOST:]TARGET[:OPTIONS]` (`docker run -v`): HOST mounted, read and (unless `ro`) written as a tree
     "directory",  # (operands too: `git init DIR` works in DIR)
 )
+# What a key of a `key=value,...` value (an option's `fields`) names: a file read, a file or a tree
+# written, or a host directory mounted (`mount`: read with everything under it, and written so
+# unless the list says `readonly`/`ro`)
+FIELD_ROLES = ("read", "write", "tree", "mount")
 # What an option or a subcommand makes the command do (beyond its operands' roles).
 EFFECTS = ("write", "exec", "network", "secret", "delete")
 GUARDING = frozenset({"exec", "secret"})  # a prefix allow never covers these (exact rules only)
@@ -95,6 +100,7 @@ class Opt(Record):
     pair: bool = False  # it takes two words, NAME then its value (`jq --rawfile NAME FILE`)
     suffix: bool = False  # its value is the suffix a compressor adds or strips (`gzip -S .x`)
     writes: tuple[str, ...] = ()  # paths it makes the program write as trees (`git init --template`: .git)
+    fields: tuple[tuple[str, str], ...] = ()  # a `k=v,...` value's keys -> roles (`--mount src=HOST`)
 
 
 class Spec(Record):
@@ -181,6 +187,10 @@ class Analysis(Record):
     named_scripts: tuple[
         tuple[int, str], ...
     ] = ()  # (word, script) of shell code inside a value (`make --eval`)
+    # (word, path, role) of paths inside a value (`-v HOST:CTR`, `--mount src=HOST`, `--secret src=F`):
+    # role `read`, `write`, `tree` (written with all under it), `mount` / `mount-ro` (read with all
+    # under it, and written so unless read-only)
+    inner: tuple[tuple[int, str, str], ...] = ()
 
 
 _EMPTY = Analysis()
@@ -300,6 +310,9 @@ def _build_opt(spellings: str, body: Any) -> Opt:
         pair=bool(body.get("pair", False)),
         suffix=bool(body.get("suffix", False)),
         writes=tuple(_as_list(body.get("writes"))),
+        fields=tuple(
+            (key.lower(), role) for keys, role in (body.get("fields") or {}).items() for key in keys.split()
+        ),
     )
 
 
@@ -394,7 +407,7 @@ def analyse(words: Sequence[str], table: Table, spec: Spec | None = None) -> Ana
 
 # What `_Acc.found` holds: (field, item), the field an index into the lists of `Analysis`.
 (_READS, _WRITES, _OPERAND_WRITES, _AT_READS, _SCRIPTS, _CODE, _COMMANDS, _NAMED_READS, _CHDIRS, _PREFIXES,
- _TREES, _INTO, _TREE_READS, _REPLACED, _NAMED_TREES, _NAMED_SCRIPTS) = range(16)  # fmt: skip
+ _TREES, _INTO, _TREE_READS, _REPLACED, _NAMED_TREES, _NAMED_SCRIPTS, _INNER) = range(17)  # fmt: skip
 
 
 class _Acc:
@@ -461,11 +474,12 @@ class _Acc:
                 tuple(self.suffixes),
                 by[_NAMED_TREES],
                 by[_NAMED_SCRIPTS],
+                by[_INNER],
             ),
         )
 
 
-_NO_FINDINGS: list[tuple[object, ...]] = [()] * 16
+_NO_FINDINGS: list[tuple[object, ...]] = [()] * 17
 _NO_SKIPPED: set[str] = set()  # never added to: `_walk` makes a new set instead
 _new_analysis = tuple.__new__  # `Analysis(...)` without the namedtuple's Python-level `__new__`
 _NO_EFFECTS: frozenset[str] = frozenset()
@@ -598,7 +612,7 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
         if opt is not None:
             if opt.takes == NONE:
                 value = None
-            if opt.effects or opt.writes or (value is not None and opt.role != "data"):  # else nothing
+            if opt.effects or opt.writes or opt.fields or (value is not None and opt.role != "data"):
                 _option(acc, opt, w, value, cut, words)
             if opt.role == "module" and value is not None and spec.modules is not None:
                 # `python -m MOD ARGS`: the rest is MOD's argv, read with MOD's entry (if known)
@@ -763,7 +777,9 @@ def _option(acc: _Acc, opt: Opt, spelled: str, value: int | None, cut: int, word
         acc.notes.append(
             f"`{spelled.split('=', 1)[0]}` writes `{path}`" + (f" ({opt.note})" if opt.note else "")
         )
-    if value is not None and opt.role != "data":  # a data value (the common case) adds nothing
+    if value is not None and opt.fields and _FIELD_LIST.match(words[value], cut):  # `type=bind,src=HOST,...`
+        _fields(acc, opt, value, words[value][cut:], f"`{spelled.split('=', 1)[0]}`")
+    elif value is not None and opt.role != "data":  # a data value (the common case) adds nothing
         _value(acc, opt.role, value, cut, f"`{spelled.split('=', 1)[0]}`", opt.note, words[value][cut:])
 
 
@@ -819,6 +835,8 @@ def _value(acc: _Acc, role: str, idx: int, cut: int, label: str, note: str, text
         at = cut + eq + 1 if eq >= 0 else cut
         acc.found.append((_READS, (idx, at)))
         acc.found.append((_TREE_READS, (idx, at)))
+    elif role == "bind":  # `-v HOST:CTR[:OPTS]`: HOST mounted into the container
+        _bind(acc, idx, text, label)
     elif role == "make":  # makefile text: its recipes and `$(shell ...)` run as shell scripts
         acc.effects.add("exec")
         acc.found.append((_CODE, idx))
@@ -832,6 +850,94 @@ def _value(acc: _Acc, role: str, idx: int, cut: int, label: str, note: str, text
         name = text.rpartition(":")[2] if ":" in text else ""
         if name:
             acc.found.append((_NAMED_READS, name))
+
+
+# a `key=value,...` list (docker's `--mount`, `--secret`, `--output`): a first field `key=`
+_FIELD_LIST = lazy_compile(r"\s*\"?[A-Za-z][\w.-]*=")
+# a volume's name (docker's `[a-zA-Z0-9][a-zA-Z0-9_.-]`): `-v NAME:/x` mounts a named volume, not a host path
+_VOLUME_NAME = lazy_compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+# `--mount type=...` kinds that mount no host path (docker, podman)
+_NOT_HOST = frozenset({"tmpfs", "ramfs", "image", "devpts", "npipe", "cluster", "artifact"})
+_TRUE = frozenset({"", "1", "t", "true"})
+
+
+def _host_path(text: str) -> bool:
+    """Whether a mount's source names a host path: not a volume's name (`myvol`)."""
+    return bool(text) and not _VOLUME_NAME.fullmatch(text)
+
+
+def _bind(acc: _Acc, idx: int, text: str, label: str) -> None:
+    """`-v [HOST:]TARGET[:OPTIONS]` (docker-run(1), podman-run(1)): HOST (a path, not a volume's
+    name) is read with everything under it and, unless OPTIONS says `ro`, written so. One field
+    (`-v /data`) or a TARGET then options only (`-v /data:ro`) is an anonymous volume."""
+    host, sep, rest = _split_colon(text)
+    if not sep or not _host_path(host) or (":" not in rest and rest[:1] not in ("/", "$", "~", "")):
+        return
+    options = rest.partition(":")[2].split(",")
+    role = "mount-ro" if "ro" in options and "rw" not in options else "mount"
+    acc.found.append((_INNER, (idx, host, role)))
+    if label:
+        acc.notes.append(
+            f"{label} mounts `{host}` into the container" + (" (read-only)" if role == "mount-ro" else "")
+        )
+
+
+def _split_colon(text: str) -> tuple[str, str, str]:
+    """`text.partition(":")`, at the first `:` outside a `${...}` or `$(...)` expansion."""
+    depth = 0
+    for k, ch in enumerate(text):
+        if ch in "{(" and k and text[k - 1] == "$":
+            depth += 1
+        elif ch in "})" and depth:
+            depth -= 1
+        elif ch == ":" and not depth:
+            return text[:k], ":", text[k + 1 :]
+    return text, "", ""
+
+
+def _fields(acc: _Acc, opt: Opt, idx: int, text: str, label: str) -> None:
+    """A `key=value,...` value (docker's `--mount`, `--secret`, `-o`; CSV, as docker reads it):
+    the paths its keys name (`opt.fields`), a mount written unless it is read-only."""
+    if '"' in text:
+        import csv
+
+        try:
+            fields = next(csv.reader([text]), [])
+        except csv.Error:
+            fields = text.split(",")
+    else:
+        fields = text.split(",")
+    readonly = False
+    host = True
+    pairs: list[tuple[str, str]] = []
+    for field in fields:
+        key, _eq, value = field.strip().partition("=")
+        key = key.lower()
+        if key in ("readonly", "ro"):
+            readonly = value.strip().lower() in _TRUE
+        elif key == "type":
+            host = value.strip().lower() not in _NOT_HOST
+        pairs.append((key, value))
+    for key, value in pairs:
+        for name, role in opt.fields:
+            if key == name:
+                path = value
+            elif (
+                "=" in name
+                and key == name.partition("=")[0]
+                and value.startswith(name.partition("=")[2] + "=")
+            ):
+                path = value[len(name.partition("=")[2]) + 1 :]  # `volume-opt=device=PATH`
+            else:
+                continue
+            if role == "mount":
+                if not host or not _host_path(path):
+                    continue
+                role = "mount-ro" if readonly else "mount"
+                acc.notes.append(f"{label} mounts `{path}`" + (" (read-only)" if readonly else ""))
+            elif not path:
+                continue
+            acc.found.append((_INNER, (idx, path, role)))
 
 
 _SED_EXEC = lazy_compile(
