@@ -102,7 +102,6 @@ DOCKER_OPEN = [
     "docker compose run --volume=$HOME:/h svc",
     "docker -H unix:///x.sock run -v ~:/h alpine",
     "docker run -v .:/src alpine sh",
-    "docker run -v $PWD:/src -w /src alpine sh",
     "docker run --mount type=bind,src=.git,dst=/g alpine sh",
     "docker build --secret id=k,src=$HOME/.ssh/id_rsa .",
     "docker buildx build --secret=id=k,src=.env .",
@@ -114,13 +113,19 @@ DOCKER_OPEN = [
 
 
 @pytest.mark.parametrize("command", DOCKER_OPEN)
-@F1
 def test_docker_host_paths_meet_the_path_denies(where: Where, command: str) -> None:
     """R12d-F1 (fixed): a host directory a container mounts (`-v HOST:CTR`, `--mount
     type=bind,source=HOST`, a volume bound to `device=HOST`), a build's `--secret src=F` and its
     `-o type=local,dest=D` are read (and, unless read-only, written) with everything under them:
     the path denies hold (the default-allow policy denies each)."""
     assert _bash(where, "D", command) == "deny"
+
+
+def test_docker_mount_of_an_unknown_directory_asks(where: Where) -> None:
+    """R12d-F1's edge: a mount of a directory the command does not spell (`$PWD`, `$(pwd)`) may
+    hold a denied path: it asks, as `grep -r x "$DIR"` does."""
+    assert _bash(where, "D", "docker run -v $PWD:/src -w /src alpine sh") == "ask"
+    assert _bash(where, "D", 'docker run -v "$(pwd)":/src alpine sh') == "ask"
 
 
 @pytest.mark.parametrize(
@@ -131,7 +136,6 @@ def test_docker_host_paths_meet_the_path_denies(where: Where, command: str) -> N
         "podman run -v ~/.aws:/a alpine ls /a",
     ],
 )
-@F1
 def test_docker_run_prefix_allow_with_the_secrets_pack(where: Where, command: str) -> None:
     """R12d-F1 (fixed): under `Bash(docker run *)` and pack:secrets a container that mounts the
     AWS credentials directory is denied (it was asked about only as an exec-capable command)."""
@@ -146,7 +150,6 @@ def test_docker_run_prefix_allow_with_the_secrets_pack(where: Where, command: st
         "docker run -v $PWD:/src:rw alpine sh",
     ],
 )
-@F1
 def test_docker_writable_mount_of_the_repository_asks_in_yolo(where: Where, command: str) -> None:
     """R12d-F1 (fixed): a writable mount of the cwd writes `.git/` (hooks) as `cp -r evil/. .`
     does: yolo asks, as for every protected write."""
@@ -192,7 +195,6 @@ def test_docker_read_only_mount_of_the_repository_in_yolo(where: Where, command:
     assert _bash(where, "Y", command) == "allow"
 
 
-@F1
 def test_docker_mount_readonly_false_is_writable(where: Where) -> None:
     """R12d-F1's edge: `readonly=false` (`ro=0`) is a writable bind mount (docs: the option takes
     `true`/`1` or `false`/`0`)."""
@@ -203,8 +205,8 @@ def test_docker_mount_readonly_false_is_writable(where: Where) -> None:
 # ------------------------------------------------------------------ R12d-F2: uv
 
 UV_OPEN = [
-    pytest.param("uv pip install -r.env", marks=F2),
-    pytest.param("uv pip install -c.env x", marks=F2),
+    "uv pip install -r.env",
+    "uv pip install -c.env x",
     "uv pip install -r ~/.ssh/id_rsa --dry-run",
     "uv pip install --requirements=.env",
     "uv pip install --overrides .env x",
@@ -252,7 +254,6 @@ def test_uv_reads_and_writes_meet_the_path_denies(where: Where, command: str) ->
         "uv run --with rich python -c 'print(1)'",
     ],
 )
-@F2
 def test_uv_run_and_uvx_run_code(where: Where, command: str) -> None:
     """R12d-F2 (fixed): `uv run` runs a command or script and `uvx`/`uv tool run` a package's
     entry point: exec-capable, so a prefix allow (`Bash(uv *)`, `Bash(uvx *)`) does not cover them."""
@@ -299,9 +300,11 @@ def test_uv_ordinary_commands_stay_allowed(where: Where, command: str) -> None:
         ("read_many_files", {"include": ["~/.Ssh/*"]}),
         ("glob", {"pattern": "**/.ENV"}),
         ("glob", {"pattern": ".EN?"}),
+        ("glob", {"pattern": ".ENV", "dir_path": "sub/.."}),
+        ("read_many_files", {"include": [".{ENV,x}"]}),
+        ("read_many_files", {"include": ["SUB\\..\\.ENV"]}),  # a backslash is a `/`
     ],
 )
-@F3
 def test_gemini_globs_are_case_insensitive(where: Where, tool: str, args: dict[str, object]) -> None:
     """R12d-F3 (fixed): Gemini CLI globs `read_many_files`' `include` entries (and `glob`'s
     pattern, unless `case_sensitive`) case-insensitively, dotfiles included: an entry that may
@@ -309,7 +312,6 @@ def test_gemini_globs_are_case_insensitive(where: Where, tool: str, args: dict[s
     assert _decide(where, "G", tool, args) == "deny"
 
 
-@F3
 def test_gemini_case_insensitive_ask(where: Where) -> None:
     """R12d-F3 (fixed): an ask rule holds the same way (`SECRETS/**` reads `./secrets/`)."""
     assert _decide(where, "G", "read_many_files", {"include": ["SECRETS/**"]}) == "ask"
@@ -324,11 +326,36 @@ def test_gemini_case_insensitive_ask(where: Where) -> None:
         {"include": [".envrc"]},
         {"include": [".ENVRC"]},
         {"include": ["*.md"]},
+        {"include": ["src/**"]},
+        {"include": ["**/*.py", "docs/**/*.MD"]},
+        # a glob that spells nothing of the denied name is a search of the project, as Grep's path
+        # is: a cwd-relative or floating rule covers the paths it names, not the searches above
+        # them (SECURITY.md), even where `dot: true` lets `*` name `.env`
+        {"include": ["*"]},
+        {"include": ["**"]},
     ],
 )
 def test_gemini_ordinary_reads_stay_allowed(where: Where, args: dict[str, object]) -> None:
-    """R12d-F3's edges: entries that cannot name a denied file in any case stay allowed."""
+    """R12d-F3's edges: entries that spell nothing of a denied name, in any case, stay allowed."""
     assert _decide(where, "G", "read_many_files", args) == "allow"
+
+
+def test_gemini_glob_under_home_still_meets_anchored_rules(where: Where) -> None:
+    """R12d-F3's edge: a search of a directory above an anchored deny (`~/**`) is denied as
+    before (the tree reader's rule), and in any case (`~/.SS*/*`)."""
+    assert _decide(where, "G", "read_many_files", {"include": ["~/**"]}) == "deny"
+    assert _decide(where, "G", "read_many_files", {"include": ["~/.SS*/*"]}) == "deny"
+    assert _decide(where, "G", "glob", {"pattern": ".SSH/ID_*", "dir_path": "~"}) == "deny"
+    # the base directory is opened as given (case-sensitive here): only the pattern is folded
+    assert _decide(where, "G", "glob", {"pattern": "ID_*", "dir_path": "~/.SSH"}) == "allow"
+
+
+def test_gemini_odd_globs_ask(where: Where) -> None:
+    """R12d-F3's edge: an entry the check cannot read (minimatch's extglob `!(x)`, a control
+    character) or a value that is not a list of strings asks instead of passing unweighed."""
+    assert _decide(where, "G", "read_many_files", {"include": ["!(README.md)"]}) == "ask"
+    assert _decide(where, "G", "read_many_files", {"include": ["a\x1ab"]}) in ("ask", "deny")
+    assert _decide(where, "G", "read_many_files", {"include": [{"x": 1}]}) in ("ask", "deny")
 
 
 def test_claude_read_stays_case_sensitive(where: Where) -> None:

@@ -98,14 +98,14 @@ def _files(decl: dict[str, Any], profile: Any) -> tuple[tuple[str, ...], ...]:
     """A tool's file arguments (`ToolSpec.files`); a patch's with the profile's write and edit
     tools (`Profile.operations`), which decide the files it adds and changes."""
     out: list[tuple[str, ...]] = []
-    for arg, role in decl.get("files") or ():
+    for arg, role, *rest in decl.get("files") or ():
         if role == "patch":
             ops = profile.operations
             write = (ops.get("write") or ops.get("edit") or (profile.write_tool,))[0]
             edit = (ops.get("edit") or (write,))[0]
             out.append((arg, role, *((write, edit) if write else ())))
         else:
-            out.append((arg, role))
+            out.append((arg, role, *rest))  # `globs`: the argument holding their base directory
     return tuple(out)
 
 

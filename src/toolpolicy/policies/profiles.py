@@ -13,11 +13,13 @@ a deny or ask on a path also covers them on every directory above it (see `compi
 the tool whose path rules decide shell redirections; `operations` spell the common operations
 (read, write, edit...) in the profile's tools.
 
-A tool's `files` name the other arguments that name files it touches besides its primary argument:
+A tool's `files` name the arguments that name files it touches besides its primary argument's path:
 `read` (LangChain `copy_file`'s `source_path`: decided by the read tool's path rules), `move` (read
 and removed: by the read and the write tool's rules, and a protected path), `patch` (a patch text:
 each file it adds is decided as the `write` operation's tool, each it updates, deletes or moves to
-as the `edit` operation's, `runtime/tool_files.py`).
+as the `edit` operation's, `runtime/tool_files.py`), `globs` (a list of globs the tool matches
+case-insensitively with dotfiles, Gemini CLI's: weighed against the read tool's deny and ask rules in
+any case; a third element names the argument holding their base directory).
 """
 
 from __future__ import annotations
@@ -65,9 +67,9 @@ def _path(
     read_only: bool = False,
     args: tuple[str, ...] = (),
     aliases: dict[str, str] | None = None,
-    files: tuple[tuple[str, str], ...] = (),
+    files: tuple[tuple[str, ...], ...] = (),
 ) -> dict[str, Any]:
-    """A path tool; `aliases`: other names of the primary argument (alias -> `arg`); `files`: other
+    """A path tool; `aliases`: other names of the primary argument (alias -> `arg`); `files`:
     arguments naming files it reads or writes, with their role (see the module doc)."""
     decl: dict[str, Any] = {"kind": "path", "arg": arg, "read_only": read_only, "args": [arg, *args]}
     if aliases:
@@ -146,24 +148,30 @@ _GEMINI_TOOLS: dict[str, dict[str, Any]] = {
     },
     # Gemini CLI 0.61 names the directory of the listing, the glob and the search `dir_path`
     # (`PARAM_DIR_PATH`; `path` before), and `read_many_files`' files `include` (a list of paths
-    # or globs, each globbed under every workspace directory); the old names stay aliases
+    # or globs, each globbed under every workspace directory); the old names stay aliases.
+    # It globs them with `{nocase: true, dot: true}` (read-many-files.ts), so they are also
+    # weighed case-insensitively against the read rules (`globs`, runtime/tool_files.py)
     "read_many_files": _path(
         "include",
         read_only=True,
         args=("exclude", "recursive", "useDefaultExcludes", "file_filtering_options"),
         aliases={"paths": "include"},
+        files=(("include", "globs"),),
     ),
     "write_file": _path("file_path", args=("content",)),
     "replace": _path("file_path", args=("old_string", "new_string", "instruction", "allow_multiple")),
     "list_directory": _path(
         "dir_path", read_only=True, args=("ignore", "file_filtering_options"), aliases={"path": "dir_path"}
     ),
-    # a glob's `pattern` may name its own base (`/etc/*`, `../x/**`): it is read as a path too
+    # a glob's `pattern` may name its own base (`/etc/*`, `../x/**`): it is read as a path too;
+    # it matches case-insensitively unless `case_sensitive` (glob.ts: `nocase: !case_sensitive`,
+    # `dot: true`), so the pattern under `dir_path` is weighed as `read_many_files`' globs are
     "glob": _path(
         "dir_path",
         read_only=True,
         args=("pattern", "case_sensitive", "respect_git_ignore", "respect_gemini_ignore"),
         aliases={"path": "dir_path", "pattern": "dir_path"},
+        files=(("pattern", "globs", "dir_path"),),
     ),
     # 0.61's search is `grep_search`; `search_file_content` is its legacy name (a tool alias)
     "grep_search": _path(

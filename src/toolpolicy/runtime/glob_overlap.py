@@ -80,13 +80,13 @@ class _Nfa:
 
 
 @functools.lru_cache(maxsize=4096)
-def _rule_nfa(regex: str) -> _Nfa:
+def _rule_nfa(regex: str, fold: bool = False) -> _Nfa:
     try:
         tree = _parser.parse(regex)
     except Exception as exc:  # RE2 syntax Python does not read: not modelled
         raise Unsupported(str(exc)) from exc
     nfa = _Nfa()
-    nfa.accept = _build(nfa, list(tree), nfa.start, bool(tree.state.flags & _RE.SRE_FLAG_IGNORECASE))
+    nfa.accept = _build(nfa, list(tree), nfa.start, fold or bool(tree.state.flags & _RE.SRE_FLAG_IGNORECASE))
     return nfa
 
 
@@ -303,7 +303,16 @@ class Budget:
         self.left = states
 
 
-def overlaps(glob: str, regex: str, *, spelled: bool = False, budget: Budget | None = None) -> bool:
+def overlaps(
+    glob: str,
+    regex: str,
+    *,
+    spelled: bool = False,
+    budget: Budget | None = None,
+    nocase: bool = False,
+    dot: bool = False,
+    unspelled: int = 0,
+) -> bool:
     """Whether some path matches both the absolute bash `glob` (backslash escapes) and `regex`
     (a path rule's full-match regular expression). True also when `regex` cannot be modelled.
 
@@ -315,10 +324,15 @@ def overlaps(glob: str, regex: str, *, spelled: bool = False, budget: Budget | N
     `budget`: shared with other calls; when it runs out the answer is True.
 
     `UNKNOWN` (`\\x1a`) in the glob stands for an expansion the shell view could not know
-    (`$(cmd)`, `$X`, `${X:-y}`): any text, `/` and a leading `.` included."""
+    (`$(cmd)`, `$X`, `${X:-y}`): any text, `/` and a leading `.` included.
+
+    Another tool's glob dialect (Gemini CLI's `glob(..., {nocase: true, dot: true})`): `nocase`
+    matches letters in either case (the rule's regex folded, as RE2's `(?i)` folds), `dot` lets a
+    wildcard match a `.` that starts a name; `unspelled`: the glob's first characters (a base
+    directory the tool put before its pattern) spell nothing."""
     if budget is not None and budget.left <= 0:
         return True
-    key = (glob, regex, spelled)
+    key = (glob, regex, spelled, nocase, dot, unspelled)
     known = _ANSWERS.get(key)
     if known is not None:  # the search's answer and what it cost, charged as if it ran again
         answer, cost = known
@@ -329,7 +343,7 @@ def overlaps(glob: str, regex: str, *, spelled: bool = False, budget: Budget | N
         return answer
     counted = budget if budget is not None else Budget(_UNBOUNDED)
     left = counted.left
-    answer = _overlaps(glob, regex, spelled, counted)
+    answer = _overlaps(glob, regex, spelled, counted, nocase, dot, unspelled)
     if counted.left >= 0:  # a complete search (not cut short by the budget): kept
         if len(_ANSWERS) >= _MAX_ANSWERS:
             _ANSWERS.clear()
@@ -339,14 +353,22 @@ def overlaps(glob: str, regex: str, *, spelled: bool = False, budget: Budget | N
 
 # complete answers by (glob, regex, spelled), with the states they cost: a tree write's destination
 # (the cwd, the home) and a rule's regex recur from call to call (a search is hundreds of states)
-_ANSWERS: dict[tuple[str, str, bool], tuple[bool, int]] = {}
+_ANSWERS: dict[tuple[str, str, bool, bool, bool, int], tuple[bool, int]] = {}
 _MAX_ANSWERS = 8192
 _UNBOUNDED = 1 << 62  # a search without a budget is still counted (its cost is charged on a hit)
 
 
-def _overlaps(glob: str, regex: str, spelled: bool, budget: Budget | None) -> bool:
+def _overlaps(
+    glob: str,
+    regex: str,
+    spelled: bool,
+    budget: Budget | None,
+    nocase: bool = False,
+    dot: bool = False,
+    unspelled: int = 0,
+) -> bool:
     try:
-        nfa = _rule_nfa(regex)
+        nfa = _rule_nfa(regex, nocase)
     except Unsupported:
         return True
     tokens = _glob_tokens(glob)
@@ -376,14 +398,14 @@ def _overlaps(glob: str, regex: str, spelled: bool, budget: Budget | None) -> bo
         # a wildcard never matches `/`; a `.` that starts a file name is matched only by a `.`
         # that starts the pattern's name (bash without dotglob: `*.env` never names `.env`)
         if kind == LITERAL:
-            excluded: tuple[int, ...] = (DOT,) if at_name == NAME_AFTER_STAR else ()
+            excluded: tuple[int, ...] = (DOT,) if at_name == NAME_AFTER_STAR and not dot else ()
         elif kind == ANY_TEXT:
             excluded = ()
         else:
-            excluded = (SLASH, DOT) if at_name else (SLASH,)
+            excluded = (SLASH, DOT) if at_name and not dot else (SLASH,)
         for state in states:
             for rule_chars, nxt in nfa.moves[state]:
-                spells = kind == LITERAL and _is_literal(rule_chars)
+                spells = kind == LITERAL and pos >= unspelled and _is_literal(rule_chars)
                 for x in _meet(chars, rule_chars, excluded):
                     key = (
                         nxt_pos,

@@ -281,9 +281,19 @@ def guarding_rule(
     only: str | None = None,
     *,
     anchored: bool = False,
+    nocase: bool = False,
+    dot: bool = False,
+    spelled: bool | None = None,
+    unspelled: tuple[int, ...] = (),
 ) -> Any:
     """The first deny or ask rule of `tool` (in file order; `only`: of that decision) some path of
-    the `globs` matches (`anchored`: not a cwd-relative rule), in `mode` and the directory `cwd`."""
+    the `globs` matches (`anchored`: not a cwd-relative rule), in `mode` and the directory `cwd`.
+
+    `nocase`, `dot`: the globs are another tool's, matched case-insensitively and with dotfiles
+    (Gemini CLI's `read_many_files`, `tool_files.py`); the index by literal start is
+    case-sensitive, so every rule is a candidate (the budget bounds them). `spelled`: weigh each
+    glob by what it spells (`glob_overlap.overlaps`) whatever it holds (default: as its form says);
+    `unspelled`: per glob, how many of its first characters spell nothing (the tool's base)."""
     if not globs:
         return None
     from .glob_overlap import Budget, overlaps
@@ -297,7 +307,8 @@ def guarding_rule(
     budget = Budget(_OVERLAP_BUDGET + _OVERLAP_PER_RULE * len(plan.rules))
     cwd_text: str | None = None
     rules = plan.rules
-    for p in index_of(plan).candidates(globs, cwd):  # file order, the rules the globs may meet
+    positions = range(len(rules)) if nocase else index_of(plan).candidates(globs, cwd)
+    for p in positions:  # file order, the rules the globs may meet
         rule = rules[p]
         if rule.decision == "allow" or plan.need[p] != 1 or (only is not None and rule.decision != only):
             continue  # an allow guards nothing; a rule on another argument never holds for a bare path
@@ -318,9 +329,17 @@ def guarding_rule(
         # a glob is weighed by what it spells; an unknown expansion may be any text at all
         if any(
             overlaps(
-                g, regex, spelled=tree_spelled(g) if g.endswith(TREE) else UNKNOWN not in g, budget=budget
+                g,
+                regex,
+                spelled=(tree_spelled(g) if g.endswith(TREE) else UNKNOWN not in g)
+                if spelled is None
+                else spelled,
+                budget=budget,
+                nocase=nocase,
+                dot=dot,
+                unspelled=unspelled[k] if k < len(unspelled) else 0,
             )
-            for g in globs
+            for k, g in enumerate(globs)
         ):
             return rule
     return None

@@ -15,12 +15,21 @@ those arguments and their role:
   of its own decided is allowed when every file is. A patch that cannot be read (an envelope with
   no file header, a patch that is not a string) or names more than `MAX_PATCH_FILES` files asks.
 
+* `globs`: a list of globs the tool matches case-insensitively, dotfiles included, `**` across
+  directories (Gemini CLI's `read_many_files` `include`, its `glob` `pattern` under `dir_path`:
+  `glob(..., {nocase: true, dot: true})`; a backslash is a `/`): each entry is weighed against the
+  deny and ask rules of the read tool by what it spells (`glob_overlap.overlaps`, folded), so
+  `.ENV` and `**/.Env*` meet `Read(.env)`: a deny denies, an ask asks. An entry with extglob
+  syntax, or with more brace forms than `_MAX_FORMS`, asks. The primary argument is still decided
+  as a path by the rules, case-sensitively, before.
+
 A file value that is not a string (or a list of strings, each a path) asks: it cannot be read as
 a path.
 """
 
 from __future__ import annotations
 
+from ..vocabulary.lazy_regex import lazy_compile
 from .rules import RuleVerdict, combine
 from .shell_targets import path_decision, read_tool_of
 
@@ -48,6 +57,8 @@ def check_files(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> Rul
             continue
         if role == "patch":
             got = _patch(engine, call, value, tools, notes, decision)
+        elif role == "globs":
+            got = _globs(engine, call, arg, value, notes, tools[0] if tools else None)
         else:
             got = _paths(engine, call, arg, role, value, notes)
         if got is None:
@@ -100,6 +111,109 @@ def _paths(
                 notes.append(f"`{path}` ({arg}) is {verb} by the tool: `{tool}` needs approval")
                 worst = ("ask", sub.rule)
     return worst
+
+
+_EXTGLOB = lazy_compile(r"[?*+@!]\(")  # minimatch's extglobs (`!(x)`, `+(a|b)`): not modelled
+_MAX_FORMS = 32  # brace forms of one glob entry weighed (more: it asks)
+_CONTROL = lazy_compile(r"[\x00-\x1f]")  # the targets' own marks (`UNKNOWN`, `TREE`...) and other controls
+
+
+def _globs(
+    engine: Engine, call: PreparedCall, arg: str, value: Any, notes: list[str], base_arg: str | None
+) -> tuple[str, Any] | None:
+    """The strictest of what the read tool's deny and ask rules say about the paths each glob
+    entry may name, case-insensitively (see the module doc)."""
+    from .kinds.shell_words import expand_braces
+    from .shell_targets import guarding_rule
+
+    if isinstance(value, str):
+        entries = [value]
+    elif isinstance(value, list) and len(value) <= _MAX_PATHS and all(isinstance(v, str) for v in value):
+        entries = value
+    else:
+        notes.append(f"`{arg}` is not a list of globs: needs approval")
+        return "ask", None
+    tool = read_tool_of(engine.policy, call.mode)
+    if not tool:
+        return None
+    base = call.cwd
+    under = (call.args or {}).get(base_arg) if base_arg is not None else None
+    if isinstance(under, str):  # `glob`'s `dir_path`
+        base = _resolved(under.replace("\\", "/"), call.cwd, call.home)
+    worst: tuple[str, Any] | None = None
+    for entry in entries:
+        text = entry.replace("\\", "/")  # Gemini CLI: `p.replace(/\\/g, '/')` before globbing
+        forms = expand_braces(text, _MAX_FORMS + 1) if "{" in text else [text]
+        if _EXTGLOB.search(text) or len(forms) > _MAX_FORMS or _CONTROL.search(text):
+            notes.append(f"`{entry}` ({arg}) is a glob this check does not read: needs approval")
+            worst = worst or ("ask", None)
+            continue
+        shaped = [_glob_form(f, base, call.home) for f in forms]
+        globs, unspelled = [g for g, _ in shaped], tuple(n for _, n in shaped)
+        for only in ("deny", "ask"):
+            rule = guarding_rule(
+                engine,
+                call.mode,
+                call.cwd,
+                tool,
+                globs,
+                only,
+                nocase=True,
+                dot=True,
+                spelled=True,
+                unspelled=unspelled,
+            )
+            if rule is None:
+                continue
+            if only == "deny":
+                notes.append(
+                    f"`{entry}` ({arg}) is matched in any case and may name a file rule {rule.id} denies"
+                )
+                return "deny", rule
+            if worst is None or worst[1] is None:
+                notes.append(
+                    f"`{entry}` ({arg}) is matched in any case and may name a file rule {rule.id} guards: needs approval"
+                )
+                worst = ("ask", rule)
+            break
+    return worst
+
+
+def _absolute(path: str, base: str, home: str) -> tuple[str, str]:
+    """`path` made absolute as the tool would (`~` the home, a relative path under `base`): the
+    bash glob (the directory it is put under escaped) and that directory (`""`: none)."""
+    from .kinds.shell_words import glob_escape
+
+    if path == "~" or path.startswith("~/"):
+        return glob_escape(home.rstrip("/")) + path[1:], home.rstrip("/")
+    if path.startswith("/"):
+        return path, ""
+    return glob_escape(base.rstrip("/")) + "/" + path, base.rstrip("/")
+
+
+def _resolved(path: str, cwd: str, home: str) -> str:
+    """A directory argument as the absolute path the tool reads (`~` the home, relative to `cwd`)."""
+    import posixpath
+
+    if path == "~" or path.startswith("~/"):
+        path = home.rstrip("/") + path[1:]
+    return posixpath.normpath(posixpath.join(cwd, path))
+
+
+def _glob_form(pattern: str, base: str, home: str) -> tuple[str, int]:
+    """A minimatch glob as the absolute bash glob `glob_overlap` reads (a `**` name, any depth, as
+    `UNKNOWN`: any text, `/` and dotfiles included, so `a/**/b` also names `a/b`; `.` and `..`
+    resolved), and how many of its first characters are the directory it was put under (they
+    spell nothing: only what the pattern spells weighs, as for a shell glob)."""
+    from .kinds.shell_words import glob_escape
+    from .shell_targets import UNKNOWN, _lexical_glob
+
+    glob, under = _absolute(pattern, base, home)
+    names = [UNKNOWN if name == "**" else name for name in glob.split("/")]
+    form = _lexical_glob("/".join(names)).replace(UNKNOWN + "/", UNKNOWN)
+    prefix = _lexical_glob(glob_escape(under)) + "/" if under else ""
+    # (each escaped character of the directory is one character of the glob)
+    return form, (len(_lexical_glob(under)) + 1 if prefix and form.startswith(prefix) else 0)
 
 
 def _patch(
