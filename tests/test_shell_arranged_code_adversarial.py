@@ -253,11 +253,12 @@ COMPGEN = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R12a-F3: compgen -C COMMAND and -W '$(...)' run code unseen")
 @pytest.mark.parametrize(("policy", "command"), COMPGEN)
 def test_compgen_runs_a_denied_command(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str
 ) -> None:
+    """R12a-F3 (fixed): `compgen`/`complete -C COMMAND` is a nested script and the substitutions
+    of `-W WORDLIST` are scripts too (a word list the text does not show is never allowed)."""
     assert decide(engines, policy, command, dirs) == "deny"
 
 

@@ -109,6 +109,7 @@ from .shell_words import glob_escape as _escape
 from .shell_wrappers import (
     ALLOW_WRAPPERS,
     ASSIGNMENT,
+    COMPLETERS,
     EXEC_NAMES,
     FIND_EXEC,
     FINDS,
@@ -116,6 +117,7 @@ from .shell_wrappers import (
     SHELLS,
     WRAPPERS,
     basename,
+    completion_values,
     exec_capable,
     find_exec_segments,
     inner_start,
@@ -1437,6 +1439,8 @@ def _scripts(cmd: Command, stages: list[int], walk: _Walk) -> tuple[dict[str, bo
         for idx2, cut in nested_scripts(values):
             _add_script(scripts, words, idx2, cut)
         name = basename(values[0])
+        if name in COMPLETERS:  # `compgen -W '$(cmd)' x`: the word list is expanded, `$(cmd)` runs
+            _wordlist_scripts(scripts, words, values)
         if (name in SHELLS and _shell_reads_stdin(values[1:])) or (
             name in _STDIN_RUNNERS and _runner_reads_stdin(values[1:])
         ):
@@ -1454,6 +1458,26 @@ def _scripts(cmd: Command, stages: list[int], walk: _Walk) -> tuple[dict[str, bo
                         scripts[text] = True
                     break
     return scripts, transparent
+
+
+def _wordlist_scripts(scripts: dict[str, bool], words: Sequence[Word], values: Sequence[str]) -> None:
+    """The code a `compgen`/`complete -W WORDLIST` runs: bash expands WORDLIST as a double-quoted
+    string is expanded, so each command substitution in its value is a script (a single-quoted
+    `'$(rm x)'` too); a value the text does not show (`-W "$x"`, `-W "$(cat f)"`, expanded once
+    more) may hold any code: a tainted script, never allowed."""
+    for (i,), cut in completion_values(values[1:], "W"):
+        w = words[i + 1]
+        value = w.value[cut:]
+        if w.dynamic:
+            scripts[value] = True
+        elif "$" in value or "`" in value:
+            try:
+                found = find_substitutions(value)
+            except Unparseable:
+                scripts[value] = True  # an unbalanced `$(`: bash fails; never allowed either way
+                continue
+            for text in found:
+                scripts[text] = scripts.get(text, False)
 
 
 def _word_groups(words: Sequence[Word], stages: list[int]) -> list[Sequence[Word]]:

@@ -8,7 +8,8 @@ simple command's words (plain strings, quotes already removed):
   on anything unexpected, so an odd wrapper is left in place and the allow rule must name it;
   `strict=False` (deny side) skips whatever looks like an option, to see through as much as possible;
 * which strings will be run as shell code? (`bash -c STR`, `eval ...`, `watch STR`, `su -c STR`,
-  `flock F -c STR`, `env -S STR`, `trap STR SIG`, `alias n=STR`, `mapfile -C STR`, `sudo -s ARGS`);
+  `flock F -c STR`, `env -S STR`, `trap STR SIG`, `alias n=STR`, `mapfile -C STR`, `compgen -C STR`,
+  `sudo -s ARGS`);
 * is it exec-capable, i.e. able to run an arbitrary command that a prefix rule would let through?
 
 Nothing here parses shell syntax; words in, indices and strings out.
@@ -465,6 +466,44 @@ def _mapfile_scripts(args: Sequence[str]) -> list[Script]:
     return out
 
 
+def completion_values(args: Sequence[str], letter: str) -> list[Script]:
+    """The values `compgen`/`complete` give option `letter` (`-C COMMAND`, `-W WORDLIST`): each
+    as (word index, chars to cut). Options that take a value (`-o -A -G -W -F -C -X -P -S`) take
+    the rest of their cluster or the next word (bash's internal getopt); options end at `--` or
+    the first operand."""
+    out: list[Script] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--" or not a.startswith("-") or a == "-":
+            break
+        for j in range(1, len(a)):
+            if a[j] not in _COMPLETION_VALUED:
+                continue
+            if j + 1 < len(a):  # the value is the rest of the cluster
+                if a[j] == letter:
+                    out.append(((i,), j + 1))
+            elif i + 1 < len(args):  # the value is the next word
+                i += 1
+                if a[j] == letter:
+                    out.append(((i,), 0))
+            break
+        i += 1
+    return out
+
+
+_COMPLETION_VALUED = "oAGWFCXPS"
+COMPLETERS = frozenset({"compgen", "complete"})
+
+
+def _completion_scripts(args: Sequence[str]) -> list[Script]:
+    """`compgen -C COMMAND`, `complete -C COMMAND`: bash runs COMMAND (a command line, in a
+    subshell) to list the completions, `compgen` at once even in a non-interactive shell (bash(1),
+    "Programmable Completion"). `-W WORDLIST` is expanded, `$(...)` included: `shell.py`
+    (`_wordlist_scripts`) reads its substitutions."""
+    return completion_values(args, "C")
+
+
 def _alias_scripts(args: Sequence[str]) -> list[Script]:
     return [((i,), a.index("=") + 1) for i, a in enumerate(args) if ASSIGNMENT.match(a)]
 
@@ -490,6 +529,8 @@ _SCRIPT_FINDERS: dict[str, Callable[[Sequence[str]], list[Script]]] = {
     "mapfile": _mapfile_scripts,
     "readarray": _mapfile_scripts,
     "alias": _alias_scripts,
+    "compgen": _completion_scripts,
+    "complete": _completion_scripts,
     "sudo": _sudo_scripts,
 }
 
