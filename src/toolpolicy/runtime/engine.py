@@ -737,7 +737,19 @@ def _rule_floor(verdict: RuleVerdict, call: PreparedCall) -> Decision | None:
                 "a shell or interpreter runs code another command prints: only an exact allow rule allows it",
                 "default",
             )
+        for i, u in enumerate(units):
+            if u.given and i < len(results) and results[i][0] == "ask" and _denying(results[i][1]):
+                return Decision(
+                    "ask",
+                    "a file the command names through a value the text gives (not followed by the"
+                    " analysis) may be one a deny rule guards: never allowed automatically",
+                    "default",
+                )
     return None
+
+
+def _denying(rule: CompiledRule | None) -> bool:
+    return rule is not None and rule.decision == "deny"
 
 
 def _internal_error(exc: BaseException) -> Decision:

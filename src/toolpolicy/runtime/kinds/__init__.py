@@ -87,6 +87,9 @@ class Unit(Record):
     `notes`: what command knowledge found (`-o` writes a file), for `--explain`.
     `fed`: a shell or interpreter runs code another command prints (`curl ... | sh`): only an
     exact allow rule allows it; without one no mode or default does (an ask floor).
+    `given`: the unit expands a variable the same text gave a value the walk does not compute
+    (`declare -n`, `read x`, `x=$(cmd)`, `IFS=x`, `${x/a/b}`): a file it names that a deny rule may
+    guard asks, and no mode lifts that ask (the value is the text's, not the environment's).
     """
 
     allow_texts: tuple[str, ...]
@@ -97,6 +100,7 @@ class Unit(Record):
     opaque: bool = False
     notes: tuple[str, ...] = ()
     fed: bool = False
+    given: bool = False
 
 
 class ArgView:

@@ -72,6 +72,7 @@ whatever they run, as in Claude Code.
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import operator
 import re
@@ -82,12 +83,20 @@ from ...vocabulary.lazy_regex import lazy_compile
 from . import ArgView, CompiledPattern, Unit
 from .shell_assigns import (
     ASSIGNING_BUILTINS,
+    DECLARING,
+    PLAIN_VALUE,
     SAFE_ENV,
     VALUE_SETTERS,
     alias_values,
+    appended,
+    assigned_names,
     assigns_only_safe,
+    attributes,
+    cased,
+    expansion_assigns,
     home_forms,
     literal_values,
+    option_arguments,
     rebinds,
     safe_assign,
     substituted,
@@ -559,12 +568,28 @@ class _Walk:
         self.table = table
         self.specs = table.specs  # name -> Spec or None, as far as `table.get` has built them
 
-    def script(self, text: str, depth: int, *, taint: bool, bases: tuple[str, ...]) -> list[Unit]:
+    def script(
+        self,
+        text: str,
+        depth: int,
+        *,
+        taint: bool,
+        bases: tuple[str, ...],
+        positional: dict[str, tuple[str, ...]] | None = None,
+    ) -> list[Unit]:
+        """The units of a script (`positional`: `$0`, `$1`... as `bash -c SCRIPT ARG0 ARGS` gives them)."""
         commands = parse_script(text, depth)
-        if len(commands) == 1 and "${" not in commands[0].raw and "HOME" not in _searchable(commands[0]):
+        if (
+            len(commands) == 1
+            and positional is None
+            and "${" not in commands[0].raw
+            and "HOME" not in _searchable(commands[0])
+        ):
             # the common case: one command, so no links, `cd`, `HOME` or consumer to follow
             only, stdin_code, _, _ = self.command(commands[0], depth, taint, bases)
             if not stdin_code:
+                if _HISTORY_HINT.search(commands[0].raw):  # `history -r`: `~/.history` is read
+                    return _with_history(only, commands[0], {}, set(), bases)
                 return only
         units: list[Unit] = []
         stdin = False
@@ -572,25 +597,41 @@ class _Walk:
         links: list[str] = []  # names `ln`/`cp -s` gave to links earlier in this text
         homes: list[str] = []  # values `HOME` was given in this text (target patterns)
         rebound: dict[str, str] = {}  # names bound to other programs earlier in this text
-        known: dict[str, tuple[str, ...]] = {}  # variables given plain values earlier in this text
+        known: dict[str, tuple[str, ...]] = dict(positional or {})  # variables given plain values earlier
+        vague: set[str] = set()  # variables given values the walk does not compute (`read x`, `x=$(f)`)
+        transformed: dict[str, str] = {}  # names whose later values change: `declare -l` / `-u` / `-n`
+        oldpwd: list[str] = []  # the values `OLDPWD` was given (target patterns): `cd -` goes there
+        drifted = False  # a `cd` went to a directory a vague variable names: relative files may be anywhere
+        if "for" in text or "select" in text:  # a loop's variable keeps its last value after the loop
+            _loop_values(text, known, vague)
+        written: dict[str, list[str | None]] = {}  # files written earlier: name -> texts (None: not shown)
+        cdable = False  # `shopt -s cdable_vars` ran earlier: `cd NAME` may go to `$NAME`
         several = len(commands) > 1  # a consumer matters only beside a command that prints
         for i, cmd in enumerate(commands):
             more, stdin_code, interprets, cdpath = self.command(cmd, depth, taint, bases)
+            if written and cmd.words:  # `echo 'rm x' > x.sh; bash x.sh`: the text written is the script
+                more = more + self.written_runs(cmd, written, depth, taint, bases)
+            if _HISTORY_HINT.search(cmd.raw):  # `history -r`, `bash -i`: the history file
+                more = _with_history(more, cmd, known, vague, bases)
             if rebound and cmd.words:  # `hash -p /bin/cat ls; ls .env`: `ls` runs `cat`
                 more = more + self.rebound(cmd, rebound, depth, taint, bases)
             if (known or "${" in cmd.raw) and _expands(cmd):  # `x=.env; cat $x`: also read with the value
                 more = more + self.valued(cmd, known, depth, taint, bases)
+            if drifted or (
+                (vague or "IFS" in known or (known and "${" in cmd.raw))
+                and _expands(cmd)
+                and _given_unknown(cmd.raw, known, vague)
+            ):
+                more = [u._replace(given=True) for u in more]  # (`engine._rule_floor`: no mode lifts it)
             first = cmd.words[0].value if cmd.words else ""
             seen = _searchable(cmd)
             sets = cmd.assigns or first in VALUE_SETTERS or first in ALLOW_WRAPPERS
             if sets or "HOME" in seen or "hash" in seen or "BASH_" in seen:
                 k0 = _allow_start([w.value for w in cmd.words])  # the program, wrappers stripped
                 if sets:
-                    for name, given in literal_values(cmd, k0).items():
-                        if given == ():
-                            known.pop(name, None)  # `unset x`
-                        elif given is not None:  # (an unknown value keeps the earlier: a branch may skip it)
-                            known[name] = tuple(dict.fromkeys((*known.get(name, ()), *given)))
+                    _remember_values(cmd, k0, known, vague, transformed)
+                    if "OLDPWD" in seen:
+                        oldpwd.extend(_oldpwd_forms(cmd, k0))
                 if "HOME" in seen:  # `HOME=~/.ssh; cat ~/id_rsa`: `~` is what HOME holds then
                     homes.extend(f for f in home_forms(cmd, k0) or () if f not in homes)
                 if "hash" in seen or "BASH_" in seen:
@@ -601,6 +642,14 @@ class _Walk:
             words = cmd.words
             if words and basename(words[0].value) in _LINKERS:
                 links.extend(_link_names(cmd))
+            if cmd.writes or any(u.writes for u in more):
+                _record_writes(written, cmd, more)
+            if "${" in cmd.raw:  # `: ${x:=.env}` assigns x
+                for name, given in expansion_assigns(cmd.raw).items():
+                    _remember(name, given, known, vague, transformed)
+            if first == "shift":
+                _shift(words, known, vague)
+            cdable = cdable or "cdable_vars" in seen or (first == "shopt" and any(w.dynamic for w in words))
             stdin = stdin or stdin_code
             if several and not cmd.stdin and not cmd.reads and (stdin_code or interprets):
                 consumers.append(i)
@@ -609,6 +658,12 @@ class _Walk:
             if words and words[0].value in _CD_START:
                 k = _dir_changer(words)
                 if k is not None:
+                    if cdable:  # `shopt -s cdable_vars; x=~/.ssh; cd x`: also `$x`
+                        bases = _cdable(bases, words[k:], known)
+                        drifted = drifted or any(w.value in vague for w in words[k + 1 :])
+                    drifted = drifted or (bool(vague) and _given_unknown(cmd.raw, known, vague))
+                    if oldpwd and any(w.value == "-" for w in words[k + 1 :]):  # `OLDPWD=~/.ssh; cd -`
+                        bases = _moved_to(bases, oldpwd)
                     bases = _change_dir(bases, words[k:])
         if stdin:
             for script, tainted in _piped_scripts(commands, self).items():
@@ -768,7 +823,7 @@ class _Walk:
         allow_texts: tuple[str, ...] = ()
         if not blocked:  # the subcommand form is for deny/ask only
             allow_texts = (_canonical(values[k0:], None) if k0 else _canonical(values, joined),)
-        unit = _new_unit(  # the fields in order: allow, deny, exec_capable, writes, reads, opaque, notes, fed
+        unit = _new_unit(  # the fields in order: allow, deny, exec_capable, writes, reads, opaque, notes, fed, given
             Unit,
             (
                 allow_texts,
@@ -778,6 +833,7 @@ class _Walk:
                 tuple(dict.fromkeys([*redir_reads, *facts.reads])) if redir_reads or facts.reads else (),
                 opaque,
                 tuple(dict.fromkeys(facts.notes)) if facts.notes else (),
+                False,
                 False,
             ),
         )
@@ -1013,6 +1069,48 @@ class _Walk:
         if not seps:
             facts.stdin_code = True
 
+    def written_runs(
+        self,
+        cmd: Command,
+        written: dict[str, list[str | None]],
+        depth: int,
+        taint: bool,
+        bases: tuple[str, ...],
+    ) -> list[Unit]:
+        """The units of the scripts a command runs (`bash F`, `. F`, `./F`: `_ran_files`) that an
+        earlier command of the same text wrote: the texts written (each, and all of them in
+        order, as appends leave them) walked as scripts; a file written with a text the walk
+        does not show (`tee F`, `curl -o F`, `cmd > F`) runs another program's output, which only
+        an exact allow rule allows (a `fed` unit, as `curl ... | sh`)."""
+        units: list[Unit] = []
+        for path in _ran_files([w.value for w in cmd.words]):
+            name = basename(path)
+            texts = [
+                t
+                for key, found in written.items()
+                if key == name or (_GLOBBY.search(key) and fnmatch.fnmatchcase(name, key))
+                for t in found
+            ]
+            if not texts:
+                continue
+            if (
+                None in texts
+            ):  # another program's output, as `curl ... | sh` runs: only an exact rule allows it
+                values = [w.value for w in cmd.words]
+                allow = _canonical(values[_allow_start(values) :]) if not taint else ""
+                note = f"`{path}` runs a file the command wrote earlier with a text it does not show"
+                units.append(
+                    Unit((allow,) if allow else (), (cmd.raw,), exec_capable=True, notes=(note,), fed=True)
+                )
+                continue
+            shown = [t for t in texts if t is not None]
+            for text in dict.fromkeys([*shown, "".join(shown)] if len(shown) > 1 else shown):
+                try:
+                    units.extend(self.script(text, depth + 1, taint=taint, bases=bases))
+                except Unparseable:
+                    units.append(Unit((), (cmd.raw, text), opaque=True))
+        return units
+
     def rebound(
         self, cmd: Command, rebound: dict[str, str], depth: int, taint: bool, bases: tuple[str, ...]
     ) -> list[Unit]:
@@ -1074,7 +1172,8 @@ class _Walk:
         replaced: list[Unit] = []
         for text, tainted in scripts.items():
             if text == transparent and not tainted:
-                replaced = self.script(text, depth + 1, taint=blocked, bases=bases)
+                positional = _positional(cmd.words[stages[0] :])  # `bash -c 'cat $1' _ .env`
+                replaced = self.script(text, depth + 1, taint=blocked, bases=bases, positional=positional)
             else:
                 inner.extend(self.script(text, depth + 1, taint=taint or tainted, bases=bases))
         if replaced:
@@ -1083,6 +1182,366 @@ class _Walk:
 
 
 _new_unit = tuple.__new__  # `Unit(...)` without the namedtuple's Python-level `__new__`
+
+
+# --------------------------------------------------------------------------- state the text arranges
+
+_GLOBBY = lazy_compile(r"[*?\[]")
+
+
+def _ran_files(values: Sequence[str]) -> list[str]:
+    """The files a command runs as shell scripts, at each see-through stage: a shell's script
+    operand (`bash F`, `sh -e F`: no `-c`/`-s`) and its `--rcfile`/`--init-file`, `source F` /
+    `. F`, and a command word with a slash (`./F`, `/tmp/F`)."""
+    out: list[str] = []
+    for k in _deny_starts(values):
+        prog = values[k]
+        name = basename(prog)
+        args = values[k + 1 :]
+        if name in SHELLS:
+            i = 0
+            while i < len(args):
+                a = args[i]
+                if a in ("--rcfile", "--init-file") and i + 1 < len(args):
+                    out.append(args[i + 1])
+                    i += 2
+                elif a == "--" or a == "-":
+                    i += 1
+                    break
+                elif a.startswith("--"):
+                    i += 1
+                elif a[:1] in "-+" and len(a) > 1:
+                    if a[0] == "-" and ("c" in a[1:] or "s" in a[1:]):
+                        i = len(args)  # the script is a `-c` string or stdin
+                        break
+                    i += 2 if ("o" in a[1:] or "O" in a[1:]) else 1
+                else:
+                    break
+            if i < len(args):
+                out.append(args[i])
+        elif name in _SOURCE:
+            rest = args[1:] if args[:1] == ["--"] else args
+            if rest:
+                out.append(rest[0])
+        elif "/" in prog:
+            out.append(prog)
+    return [p for p in out if p]
+
+
+def _written_text(cmd: Command) -> str | None:
+    """What a command writes to its output redirections, when the text shows it: nothing (`> F`),
+    `echo ARGS`, `printf FORMAT ARGS` (the format filled, as `_piped_scripts` reads it), `cat`
+    fed a literal heredoc or here-string; None for any other output."""
+    words = cmd.words
+    if not words:
+        return "" if not cmd.stdin else None
+    name = basename(words[0].value)
+    if name == "cat" and len(words) == 1 and len(cmd.stdin) == 1 and cmd.stdin[0].literal:
+        return cmd.stdin[0].text
+    if name not in ("echo", "printf") or any(w.dynamic for w in words[1:]):
+        return None
+    args = [w.value for w in words[1:]]
+    if name == "echo":
+        flags = ""
+        while args and re.fullmatch(r"-[neE]+", args[0]):
+            flags += args.pop(0)
+        text = " ".join(args) + ("" if "n" in flags else "\n")
+        return text.replace("\\n", "\n") if "e" in flags else text
+    if not args:
+        return None
+    return args[0].replace("%s", " ".join(args[1:])).replace("\\n", "\n")
+
+
+def _record_writes(written: dict[str, list[str | None]], cmd: Command, units: Sequence[Unit]) -> None:
+    """Remember the files `cmd` writes (by their last name; a glob as a pattern, an unknown name
+    not at all): the text its redirections write when the text shows it (`_written_text`), None
+    for the output of a program (`tee F`, `curl -o F`, `go build -o F`); a file written by the
+    nature of a command (`cp A F`, `mv A F`, `chmod +x F`) holds what the earlier written files
+    among its words held, and is not followed otherwise (its text is a file's, not the command's)."""
+    text = _written_text(cmd) if cmd.writes else None
+    names: dict[str, list[str | None]] = {}
+    for target in cmd.writes:
+        name = basename(target)
+        if name and "$" not in name and "`" not in name:
+            names.setdefault(name, []).append(text)
+    sources: list[str | None] | None = None
+    for u in units:
+        for target in u.writes:
+            soft = target.startswith(SOFT)
+            name = target.lstrip(SOFT + _DYN).rsplit("/", 1)[-1]
+            if not name or UNKNOWN in name or HOME in name or name in names:
+                continue
+            if not soft:
+                names[name] = [None]
+                continue
+            if (
+                sources is None
+            ):  # `cp x.sh y.sh`, `chmod +x x.sh`: what the written files among the words held
+                sources = [t for w in cmd.words[1:] for t in written.get(basename(w.value), ())]
+            if sources:
+                names[name] = list(sources)
+    for name, found in names.items():
+        texts = written.setdefault(name, [])
+        for t in found:
+            if t not in texts:
+                if len(texts) >= _MAX_WRITTEN:
+                    texts[-1] = None  # (over the cap: what was written last is not followed)
+                    break
+                texts.append(t)
+
+
+_MAX_WRITTEN = 8  # texts kept per file written
+
+
+_HISTORY_HINT = lazy_compile(r"history|HISTFILE|(?:^|\s)-[A-Za-z]*i")
+_HISTORY_READS = ("~/.history",)  # readline's default when HISTFILE is unset (every `bash -c`)
+_HISTORY_FILES = ("~/.bash_history",)  # an interactive bash's default HISTFILE
+
+
+def _with_history(
+    units: list[Unit],
+    cmd: Command,
+    known: dict[str, tuple[str, ...]],
+    vague: set[str],
+    bases: tuple[str, ...],
+) -> list[Unit]:
+    """The units of `cmd` with the history file it reads or writes although no word names it:
+    `history -r`/`-n` read and `-w`/`-a` write `$HISTFILE` (bash(1) "history"), or readline's
+    `~/.history` when it is unset, and an interactive shell (`bash -i`) reads `$HISTFILE` when it
+    starts and writes it when it exits (`~/.bash_history` unless set). HISTFILE's value is the
+    one the text gives it (a prefix, `env HISTFILE=`, an earlier assignment or `export`), unknown
+    when the text gives it one the walk does not compute."""
+    values = [w.value for w in cmd.words]
+    reads = writes = False
+    defaults = _HISTORY_READS
+    for k in _deny_starts(values) if values else ():
+        name = basename(values[k])
+        args = values[k + 1 :]
+        if name == "history":
+            letters = ""
+            for j, a in enumerate(args):
+                if a == "--" or not a.startswith("-") or a == "-":
+                    operands = args[j + (a == "--") :]
+                    break
+                letters += a[1:]
+            else:
+                operands = []
+            if not operands and not ("p" in letters or "s" in letters):
+                reads = reads or "r" in letters or "n" in letters
+                writes = writes or "w" in letters or "a" in letters
+        elif name in SHELLS and _interactive(args):
+            reads = writes = True
+            defaults = _HISTORY_FILES
+    if not (reads or writes):
+        return units
+    given = [w for w in (*cmd.assigns, *cmd.words) if w.value.startswith("HISTFILE=")]
+    forms: list[str] = []
+    for w in given:
+        raw = w.raw[len("HISTFILE=") :] if w.raw.startswith("HISTFILE=") else None
+        forms.extend(_word_targets(scan_word(raw)[0], 0, bases) if raw is not None else [_DYN + UNKNOWN])
+    for value in known.get("HISTFILE", ()):
+        forms.extend(_word_targets(Word(value, shlex.quote(value), False, False), 0, bases))
+    if "HISTFILE" in vague:
+        forms.append(_DYN + UNKNOWN)
+    if not forms:
+        forms = [t for d in defaults for t in _word_targets(Word(d, d, False, False), 0, bases)]
+    extra_reads = tuple(forms) if reads else ()
+    extra_writes = tuple(SOFT + f for f in forms) if writes else ()
+    return [u._replace(reads=u.reads + extra_reads, writes=u.writes + extra_writes) for u in units]
+
+
+def _interactive(args: Sequence[str]) -> bool:
+    """Whether a shell's options make it interactive (`-i`, in a cluster too), before its script."""
+    for a in args:
+        if a == "--" or a == "-" or a[:1] not in "-+" or len(a) < 2:
+            return False
+        if a[0] == "-" and not a.startswith("--") and "i" in a[1:]:
+            return True
+    return False
+
+
+def _cdable(
+    bases: tuple[str, ...], words: Sequence[Word], known: dict[str, tuple[str, ...]]
+) -> tuple[str, ...]:
+    """The directories `cd NAME` may go to under `shopt -s cdable_vars`: when NAME is not a
+    directory, the value of the variable NAME (bash(1), "shopt"): each value the text gave it,
+    `HOME`'s home, else a directory not known."""
+    args = [w for w in words[1:] if not w.value.startswith("-") or w.value == "-"]
+    if not args or args[0].dynamic or not args[0].value.isidentifier():
+        return bases
+    name = args[0].value
+    new: list[str] = []
+    for value in known.get(name, ()):
+        new.extend(_change_dir(bases, (_CD, Word(value, shlex.quote(value), False, False))))
+    if name == "HOME":
+        new.append(_DYN + HOME)
+    elif name not in known:
+        new.append(_DYN + UNKNOWN)
+    out = tuple(dict.fromkeys([*bases, *new]))
+    return out if len(out) <= _MAX_BASES else (*out[: _MAX_BASES - 1], _DYN + UNKNOWN)
+
+
+def _remember_values(
+    cmd: Command, k0: int, known: dict[str, tuple[str, ...]], vague: set[str], transformed: dict[str, str]
+) -> None:
+    """Follow the values `cmd` gives variables (`literal_values`), with the attributes declared
+    for them (`declare -l x=.ENV` stores `.env`; a nameref's assignments go elsewhere: both names
+    are vague), `x+=V` appended to each known value, and what `getopts` leaves in `OPTARG`."""
+    attrs = attributes(cmd, k0)
+    transformed.update(attrs)
+    vague.update(name for name, letters in attrs.items() if "n" in letters)
+    added = appended(cmd, k0)
+    outputs = _output_names(cmd, k0)
+    for name, given in literal_values(cmd, k0).items():
+        if name not in added and not (given is None and name in outputs):
+            _remember(name, given, known, vague, transformed)
+    for name, suffix in added.items():
+        if suffix is not None and name in known and name not in vague:
+            grown = [cased(v + suffix, transformed.get(name, "")) for v in known[name]]
+            known[name] = tuple(dict.fromkeys((*known[name], *grown)))
+        else:
+            vague.add(name)
+    words = cmd.words
+    if k0 < len(words) and words[k0].value == "getopts":  # `getopts e: o -e .env`: OPTARG is `.env`
+        _remember("OPTARG", option_arguments(cmd, k0), known, vague, transformed)
+
+
+def _output_names(cmd: Command, k0: int) -> set[str]:
+    """The variables `cmd` gives a program's output or a file's lines (`x=$(cmd)`, `read x < f`,
+    `mapfile a`): unknown values like the environment's, not values the text gives."""
+    words = cmd.words[k0:]
+    name = words[0].value if words else ""
+    out: set[str] = set()
+    for w in (*cmd.assigns, *(words[1:] if name in DECLARING else ())):
+        if "$(" in w.raw or "`" in w.raw:
+            out.add(w.value.split("=", 1)[0].split("[", 1)[0].rstrip("+"))
+    if name in ("read", "mapfile", "readarray") and not cmd.stdin:
+        out.update(n for n, _ in assigned_names(name, words[1:]) or ())
+        out.update(("REPLY", "MAPFILE"))
+    return out
+
+
+def _remember(
+    name: str,
+    given: tuple[str, ...] | None,
+    known: dict[str, tuple[str, ...]],
+    vague: set[str],
+    transformed: dict[str, str],
+) -> None:
+    """One value the text gives `name`: kept beside the earlier ones (a branch may skip it), or
+    the name made vague when the walk does not compute it; `()` is `unset`."""
+    letters = transformed.get(name, "")
+    if given == ():
+        known.pop(name, None)
+    elif given is None or "n" in letters:
+        vague.add(name)
+    else:
+        known[name] = tuple(dict.fromkeys((*known.get(name, ()), *(cased(v, letters) for v in given))))
+
+
+def _shift(words: Sequence[Word], known: dict[str, tuple[str, ...]], vague: set[str]) -> None:
+    """`shift [N]`: `$i` may now be what `$i+N` was (kept beside the earlier value: a branch may
+    skip it); a count the text does not show makes every positional parameter vague."""
+    if len(words) > 1 and (words[1].dynamic or not words[1].value.isdigit()):
+        vague.update(_POSITIONAL)
+        return
+    n = int(words[1].value) if len(words) > 1 else 1
+    top = max((int(k) for k in known if k.isdigit() and k != "0"), default=0)
+    for i in range(1, top + 1):
+        moved = known.get(str(i + n))
+        if moved is not None:
+            known[str(i)] = tuple(dict.fromkeys((*known.get(str(i), ()), *moved)))
+
+
+_POSITIONAL = frozenset({"@", "*", *map(str, range(1, 10))})
+
+
+def _loop_values(text: str, known: dict[str, tuple[str, ...]], vague: set[str]) -> None:
+    """The values `for NAME in LIST` and `select NAME in LIST` leave in NAME (after the loop too):
+    the words of a plain list; a list made of the text's variables (`$x`, `"$@"`) makes the name
+    vague; a program's output or a glob's files (`$(ls)`, `*.json`) are not the text's: unknown."""
+    for m in _LOOP.finditer(text):
+        name, items = m.group(1), m.group(2)
+        values = items.split() if items is not None else []
+        if values and all(PLAIN_VALUE.fullmatch(v) for v in values):
+            known[name] = tuple(dict.fromkeys((*known.get(name, ()), *values)))
+        elif not (values and _OUTSIDE.search(items) and "$" not in _OUTSIDE.sub("", items)):
+            vague.add(name)  # (not a list of a program's output or of files: `$(ls)`, `*.json`)
+
+
+_OUTSIDE = lazy_compile(r"\$\([^()]*\)|`[^`]*`|\S*[*?\[]\S*")  # a substitution or a glob word
+_LOOP = lazy_compile(
+    r"(?<![\w$.-])(?:for|select)\s+([A-Za-z_][A-Za-z0-9_]*)"
+    r"(?:\s+in\s+((?:\$\([^()]*\)|[^;\n&|()])*))?"  # the list (a `$(cmd)` in it whole)
+)
+# `${x/a/b}`, `${x#p}`, `${x%p}`, `${x:1}`, `${x@Q}`, `${!x}`: expansions of a value the walk does not compute
+_EXPANSION = lazy_compile(r"\$\{(!?)([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*])(?:\[[^\]]*\])?([^}]?[^}]?)")
+
+
+def _given_unknown(raw: str, known: dict[str, tuple[str, ...]], vague: set[str]) -> bool:
+    """Whether a command expands a value the text gives that the walk does not compute: a vague
+    variable, anything after `IFS` was given a value (words split otherwise), or an operator the
+    readings do not apply to a variable with known values (`${x/a/b}`, `${x#p}`, `${x:1}`, `${!x}`)."""
+    if "IFS" in known or "IFS" in vague:
+        return True
+    for name in vague:
+        if ("$" + name in raw or "${" in raw) and _mentions(raw, name):
+            return True
+    if "${" in raw:
+        for m in _EXPANSION.finditer(raw):
+            name, op = m.group(2), m.group(3)
+            if name not in known and name not in vague:
+                continue
+            if m.group(1) or op[:1] in ("/", "#", "%", "@") or (op[:1] == ":" and op[1:2] not in "-=+?"):
+                return True
+    return False
+
+
+def _mentions(raw: str, name: str) -> bool:
+    """`raw` expands `name` (`$x`, `${x}`, `${x...}`, `${!x}`; `$1`, `$@`)."""
+    tail = "(?![A-Za-z0-9_])" if name.isidentifier() else ""
+    return re.search(rf"\$(?:\{{!?)?{re.escape(name)}{tail}", raw) is not None
+
+
+def _oldpwd_forms(cmd: Command, k0: int) -> list[str]:
+    """What `OLDPWD` may hold after `cmd` gave it a value (`OLDPWD=~/.ssh`, `export OLDPWD=...`):
+    target patterns, as `home_forms` reads HOME's; `UNKNOWN` for one the text does not show."""
+    words = cmd.words[k0:]
+    declaring = bool(words) and words[0].value in DECLARING
+    out: list[str] = []
+    for w in (*cmd.assigns, *(words[1:] if declaring else ())):
+        if w.value.startswith("OLDPWD"):
+            raw = w.raw
+            out.append(target_pattern(raw[len("OLDPWD=") :]) if raw.startswith("OLDPWD=") else UNKNOWN)
+    return out
+
+
+def _moved_to(bases: tuple[str, ...], forms: Sequence[str]) -> tuple[str, ...]:
+    """The directories `cd -` may go to when the text gave `OLDPWD` values (target patterns)."""
+    new: list[str] = []
+    for form in forms:
+        if form.startswith(("/", HOME, UNKNOWN, "~")):
+            new.append(_DYN + form)
+        else:
+            new.extend(_join_base(b, form, True) for b in bases)
+    out = tuple(dict.fromkeys([*bases, *new]))
+    return out if len(out) <= _MAX_BASES else (*out[: _MAX_BASES - 1], _DYN + UNKNOWN)
+
+
+def _positional(words: Sequence[Word]) -> dict[str, tuple[str, ...]] | None:
+    """`bash -c SCRIPT ARG0 ARG1...`: `$0`, `$1`... and `$@` as the script starts with them, when
+    they are plain words; None otherwise (their values are then unknown, as an argument's is)."""
+    values = [w.value for w in words]
+    idx = script_of(values)
+    if idx is None or basename(values[0]) not in SHELLS:
+        return None
+    args = words[idx[0] + 1 :]
+    if not args or any(w.dynamic or not PLAIN_VALUE.fullmatch(w.value) for w in args):
+        return None
+    out: dict[str, tuple[str, ...]] = {str(i): (w.value,) for i, w in enumerate(args)}
+    if len(args) > 1:
+        out["@"] = out["*"] = tuple(w.value for w in args[1:])
+    return out
 
 
 def _code_like(joined: str) -> bool:
@@ -1506,6 +1965,7 @@ def _merge(inner: Unit, wrapper: Unit) -> Unit:
         reads=inner.reads + wrapper.reads,
         opaque=inner.opaque,
         notes=inner.notes + wrapper.notes,
+        given=inner.given or wrapper.given,
     )
 
 

@@ -405,8 +405,9 @@ PLAIN_VALUE = re.compile(r"[A-Za-z0-9._/+,:@%=-][A-Za-z0-9._/+,:@%=~-]*")
 def substituted(raw: str, known: dict[str, tuple[str, ...]], limit: int) -> tuple[list[str], bool]:
     """`raw` with the variables of `known` it expands (`$x`, `${x}`, `"${a[@]}"`, `"$@"`, `$1`,
     `${x,,}`) replaced by their values: one text per value of each variable (the others at their
-    first value); and `raw` with each default written in it (`${x:-.env}`, `${x-W}`, `${x:=W}`)
-    read as its value. At most `limit` texts; False when there were more (the caller fails closed).
+    first value); and `raw` with each default written in it (`${x:-.env}`, `${x-W}`, `${x:=W}`,
+    and the alternative of `${x:+W}`) read as its value. At most `limit` texts; False when there
+    were more (the caller fails closed).
     A value is plain (`PLAIN_VALUE`), so it reads the same in any quoting."""
     out: list[str] = []
     if "${" in raw and _DEFAULT.search(raw):
@@ -437,8 +438,8 @@ def _case(value: str, op: str | None) -> str:
     return (value[:1].lower() if op == "," else value[:1].upper()) + value[1:]
 
 
-_DEFAULT = re.compile(
-    r"\$\{(?:[A-Za-z_][A-Za-z0-9_]*|[@*0-9])(?:\[[^\]]*\])?:?[-=]([A-Za-z0-9._/+,:@%=-][A-Za-z0-9._/+,:@%=~-]*)\}"
+_DEFAULT = re.compile(  # (`${x:+W}` is W when x is set: read as W too)
+    r"\$\{(?:[A-Za-z_][A-Za-z0-9_]*|[@*0-9])(?:\[[^\]]*\])?:?[-=+]([A-Za-z0-9._/+,:@%=-][A-Za-z0-9._/+,:@%=~-]*)\}"
 )
 
 
@@ -458,3 +459,84 @@ def _reference(name: str) -> re.Pattern[str]:
 _REFERENCES: dict[str, re.Pattern[str]] = {}
 _MAX_REFERENCES = 1024  # variable names whose patterns are kept (then it starts over)
 _MAX_NAMES = 16  # variables with values one command's readings substitute
+
+
+# --------------------------------------------------------------------------- values given otherwise
+
+
+def attributes(cmd: Command, k0: int) -> dict[str, str]:
+    """The names a declaring builtin gives an attribute that changes the values assigned to them
+    later (`declare -l x`: lower-cased, `-u` upper-cased, `-c` capitalised, `-n` a nameref: its
+    assignments go to the variable it names, which the nameref reads), as name -> the letters;
+    a nameref's target gets `n` too (`declare -n r=x`: `r=.env` assigns `x`)."""
+    words = cmd.words[k0:]
+    if not words or words[0].value not in DECLARING:
+        return {}
+    letters = "".join(
+        w.value[1:] for w in words[1:] if w.value.startswith("-") and not w.value.startswith("--")
+    )
+    kept = "".join(c for c in "lucn" if c in letters)
+    if not kept:
+        return {}
+    out: dict[str, str] = {}
+    for w in words[1:]:
+        if w.value.startswith(("-", "+")):
+            continue
+        name, eq, value = w.value.partition("=")
+        if name.isidentifier():
+            out[name] = kept
+        if "n" in kept and eq and value.split("[", 1)[0].isidentifier():
+            out[value.split("[", 1)[0]] = "n"
+    return out
+
+
+def cased(value: str, letters: str) -> str:
+    """A value as a variable with the `-l`/`-u`/`-c` attribute stores it."""
+    if "l" in letters:
+        return value.lower()
+    if "u" in letters:
+        return value.upper()
+    if "c" in letters:
+        return value[:1].upper() + value[1:].lower()
+    return value
+
+
+def appended(cmd: Command, k0: int) -> dict[str, str | None]:
+    """The `NAME+=VALUE` assignments of a command (prefix-less, or a declaring builtin's operands):
+    name -> the plain value appended (None: a value the text does not show, or an array)."""
+    words = cmd.words[k0:]
+    if words and words[0].value not in DECLARING:
+        return {}
+    out: dict[str, str | None] = {}
+    for w in (*cmd.assigns, *words[1:]) if words else cmd.assigns:
+        name, eq, value = w.value.partition("+=")
+        if eq and name.isidentifier():
+            plain = not w.dynamic and not value.startswith("(") and PLAIN_VALUE.fullmatch(value)
+            out[name] = value if plain else None
+    return out
+
+
+def expansion_assigns(raw: str) -> dict[str, tuple[str, ...] | None]:
+    """What `${x:=V}` and `${x=V}` in a command assign (bash assigns V when x is unset or empty):
+    name -> (V,), or None when V is not a plain value."""
+    if "${" not in raw:
+        return {}
+    out: dict[str, tuple[str, ...] | None] = {}
+    for m in _ASSIGN_DEFAULT.finditer(raw):
+        value = m.group(2)
+        out[m.group(1)] = (value,) if PLAIN_VALUE.fullmatch(value) else None
+    return out
+
+
+_ASSIGN_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?=((?:[^{}\\]|\\.)*)\}")
+
+
+def option_arguments(cmd: Command, k0: int) -> tuple[str, ...] | None:
+    """The values `getopts OPTSTRING NAME ARGS` may leave in `OPTARG`: each plain word of ARGS
+    (the one after an option that takes one); None when an argument is not plain or none is
+    given (the positional parameters, which the text may not show)."""
+    words = cmd.words[k0:]
+    args = words[3:]
+    if not args or any(w.dynamic or not PLAIN_VALUE.fullmatch(w.value) for w in args):
+        return None
+    return tuple(dict.fromkeys(w.value for w in args))
