@@ -598,7 +598,8 @@ class _Walk:
         homes: list[str] = []  # values `HOME` was given in this text (target patterns)
         rebound: dict[str, str] = {}  # names bound to other programs earlier in this text
         known: dict[str, tuple[str, ...]] = dict(positional or {})  # variables given plain values earlier
-        vague: set[str] = set()  # variables given values the walk does not compute (`read x`, `x=$(f)`)
+        vague: set[str] = set()  # variables given values the text composes but the walk does not compute
+        outside: set[str] = set()  # variables given a program's output or a file's lines (`x=$(f)`)
         transformed: dict[str, str] = {}  # names whose later values change: `declare -l` / `-u` / `-n`
         oldpwd: list[str] = []  # the values `OLDPWD` was given (target patterns): `cd -` goes there
         drifted = False  # a `cd` went to a directory a vague variable names: relative files may be anywhere
@@ -612,7 +613,7 @@ class _Walk:
             if written and cmd.words:  # `echo 'rm x' > x.sh; bash x.sh`: the text written is the script
                 more = more + self.written_runs(cmd, written, depth, taint, bases)
             if _HISTORY_HINT.search(cmd.raw):  # `history -r`, `bash -i`: the history file
-                more = _with_history(more, cmd, known, vague, bases)
+                more = _with_history(more, cmd, known, vague | outside, bases)
             if rebound and cmd.words:  # `hash -p /bin/cat ls; ls .env`: `ls` runs `cat`
                 more = more + self.rebound(cmd, rebound, depth, taint, bases)
             if (known or "${" in cmd.raw) and _expands(cmd):  # `x=.env; cat $x`: also read with the value
@@ -629,7 +630,7 @@ class _Walk:
             if sets or "HOME" in seen or "hash" in seen or "BASH_" in seen:
                 k0 = _allow_start([w.value for w in cmd.words])  # the program, wrappers stripped
                 if sets:
-                    _remember_values(cmd, k0, known, vague, transformed)
+                    _remember_values(cmd, k0, known, vague, transformed, outside)
                     if "OLDPWD" in seen:
                         oldpwd.extend(_oldpwd_forms(cmd, k0))
                 if "HOME" in seen:  # `HOME=~/.ssh; cat ~/id_rsa`: `~` is what HOME holds then
@@ -1307,10 +1308,11 @@ def _with_history(
 ) -> list[Unit]:
     """The units of `cmd` with the history file it reads or writes although no word names it:
     `history -r`/`-n` read and `-w`/`-a` write `$HISTFILE` (bash(1) "history"), or readline's
-    `~/.history` when it is unset, and an interactive shell (`bash -i`) reads `$HISTFILE` when it
-    starts and writes it when it exits (`~/.bash_history` unless set). HISTFILE's value is the
+    `~/.history` when it is unset, and an interactive shell reading its commands (`bash -i`, not
+    `bash -i -c CMD`) reads `$HISTFILE` when it starts and writes it when it exits
+    (`~/.bash_history` unless set). HISTFILE's value is the
     one the text gives it (a prefix, `env HISTFILE=`, an earlier assignment or `export`), unknown
-    when the text gives it one the walk does not compute."""
+    when the text gives it one the walk does not compute (`vague`: `read HISTFILE` too)."""
     values = [w.value for w in cmd.words]
     reads = writes = False
     defaults = _HISTORY_READS
@@ -1329,8 +1331,8 @@ def _with_history(
             if not operands and not ("p" in letters or "s" in letters):
                 reads = reads or "r" in letters or "n" in letters
                 writes = writes or "w" in letters or "a" in letters
-        elif name in SHELLS and _interactive(args):
-            reads = writes = True
+        elif name in SHELLS and _interactive(args) and shell_mode(args)[0] == "stdin":
+            reads = writes = True  # (`bash -i -c CMD` neither loads nor saves the history)
             defaults = _HISTORY_FILES
     if not (reads or writes):
         return units
@@ -1382,18 +1384,26 @@ def _cdable(
 
 
 def _remember_values(
-    cmd: Command, k0: int, known: dict[str, tuple[str, ...]], vague: set[str], transformed: dict[str, str]
+    cmd: Command,
+    k0: int,
+    known: dict[str, tuple[str, ...]],
+    vague: set[str],
+    transformed: dict[str, str],
+    outside: set[str],
 ) -> None:
     """Follow the values `cmd` gives variables (`literal_values`), with the attributes declared
     for them (`declare -l x=.ENV` stores `.env`; a nameref's assignments go elsewhere: both names
-    are vague), `x+=V` appended to each known value, and what `getopts` leaves in `OPTARG`."""
+    are vague), `x+=V` appended to each known value, and what `getopts` leaves in `OPTARG`; the
+    names given a program's output or a file's lines are `outside` (unknown, not vague)."""
     attrs = attributes(cmd, k0)
     transformed.update(attrs)
     vague.update(name for name, letters in attrs.items() if "n" in letters)
     added = appended(cmd, k0)
     outputs = _output_names(cmd, k0)
     for name, given in literal_values(cmd, k0).items():
-        if name not in added and not (given is None and name in outputs):
+        if given is None and name in outputs:
+            outside.add(name)
+        elif name not in added:
             _remember(name, given, known, vague, transformed)
     for name, suffix in added.items():
         if suffix is not None and name in known and name not in vague:
