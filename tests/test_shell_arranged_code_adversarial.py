@@ -208,14 +208,55 @@ DECLARED_UNSAFE = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R12a-F2: export/declare of PATH, LD_*, GIT_* is looked past by an allow"
-)
 @pytest.mark.parametrize("command", DECLARED_UNSAFE)
 def test_an_unsafe_variable_given_by_export_or_declare_is_looked_past_by_the_allow_list(
     engines: dict[str, Engine], dirs: tuple[Path, Path], command: str
 ) -> None:
+    """R12a-F2 (fixed): a declaring builtin's `NAME=VALUE` (or bare `NAME`) operand is checked like
+    `printf -v NAME`: an unsafe name makes the command never allowable."""
     assert decide(engines, "user", command, dirs) != "allow"
+
+
+# The edges of the R12a-F2 fix: every declaring builtin and spelling of the name (`+=`, an
+# array element, quotes, `--`, a name from an expansion, a nameref to an unsafe name) blocks the
+# allow; names a script keeps to itself, the harmless `SAFE_ENV` ones, `HOME` (whose value the
+# walk follows: `~` is read under it), function names and printing do not.
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("typeset -x PATH=.; ls", "ask"),
+        ("f(){ local PATH=.; ls; }; f", "ask"),
+        ("readonly LD_LIBRARY_PATH=.; ls", "ask"),
+        ("export PATH+=:.; ls", "ask"),
+        ("declare -x BASH_ENV=./x; ls", "ask"),
+        ("export 'PATH'=.; ls", "ask"),
+        ("export -- PYTHONPATH=.; ls", "ask"),
+        ("export NODE_OPTIONS; ls", "ask"),  # exported with the value it was given before
+        ('export "$v=x"; ls', "ask"),
+        ("declare $v; ls", "ask"),
+        ("declare -n r=PATH; read r <<< .; ls", "ask"),
+        ("export foo=bar; ls", "allow"),
+        ("declare -a arr=(1 2); ls", "allow"),
+        ("export NODE_ENV=production LC_ALL=C; ls", "allow"),
+        ("export HOME=/tmp/x; ls", "allow"),
+        ("declare -n r=foo; ls", "allow"),
+        ("declare -p PATH; ls", "allow"),
+        ("export -f ls; ls", "allow"),
+    ],
+)
+def test_the_edges_of_the_declared_variable_check(dirs: tuple[Path, Path], command: str, expected: str) -> None:
+    engine = shell_attacks.engines(dirs[1], declaring=DECLARING_ALLOWED)["declaring"]
+    assert shell_attacks.decide(engine, command, *dirs) == expected
+
+
+DECLARING_ALLOWED = """
+version: 1
+profile: claude-code
+default: ask
+permissions:
+  allow: ["Bash(ls)", "Bash(export *)", "Bash(declare *)", "Bash(typeset *)", "Bash(local *)",
+          "Bash(readonly *)", "Bash(read *)", "Bash(f)"]
+"""
 
 
 @pytest.mark.parametrize("command", ["PATH=.:$PATH; ls", "printf -v PATH %s .; ls", "PATH=. ls"])

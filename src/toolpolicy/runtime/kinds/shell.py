@@ -93,6 +93,7 @@ from .shell_assigns import (
     assigns_only_safe,
     attributes,
     cased,
+    declares_only_safe,
     expansion_assigns,
     home_forms,
     literal_values,
@@ -2010,6 +2011,8 @@ def _allow_blocked(cmd: Command, k0: int, name: str) -> bool:
         return True  # `hash -p /bin/rm ls`: a later `ls` runs rm (in this text: `_Walk.rebound`)
     if name in ASSIGNING_BUILTINS and not assigns_only_safe(name, cmd.words[k0 + 1 :]):
         return True  # `printf -v PATH %s .`, `read PATH <<< .`: PATH assigned, as `PATH=.` does
+    if name in DECLARING and not declares_only_safe(cmd.words[k0 + 1 :]):
+        return True  # `export PATH=.`, `declare -x LD_PRELOAD=x`: the same assignment
     return name in _EVAL_BUILTINS and _subscript_injection(cmd.words[k0:])
 
 

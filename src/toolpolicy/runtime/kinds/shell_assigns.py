@@ -101,6 +101,43 @@ def assigns_only_safe(name: str, words: Sequence[Word]) -> bool:
     return names is not None and all(not dynamic and safe_variable(n) for n, dynamic in names)
 
 
+def declares_only_safe(words: Sequence[Word]) -> bool:
+    """Whether a declaring builtin (`export`, `declare`, `typeset`, `local`, `readonly`; `words`:
+    its arguments) gives a value to, exports or binds only variables that change how no later
+    command runs (`safe_variable`), as `assigns_only_safe` asks of `printf -v`: `export PATH=.`,
+    `declare -x LD_PRELOAD=x`, `export GIT_CONFIG_GLOBAL` are not; nor a name the text does not
+    show (`export "$v=x"`, `declare $x`), nor a nameref to an unsafe name (`declare -n r=PATH`:
+    `r=.` assigns PATH). `HOME` is followed by the walk instead (`home_forms`: `~` read under its
+    value). Function names (`-f`, `-F`) and what only prints (`-p` without a value) assign nothing."""
+    options = ""
+    operands = False
+    for w in words:
+        v = w.value
+        if not operands and v == "--":
+            operands = True
+            continue
+        if not operands and v[:1] in ("-", "+") and len(v) > 1:
+            if w.dynamic:
+                return False  # `declare -$x NAME`: options the words do not show
+            options += v[1:]
+            continue
+        operands = True
+        name, eq, value = v.partition("=")
+        named = w.raw.partition("=")[0] if eq else w.raw
+        if "$" in named or "`" in named:
+            return False  # the name is an expansion
+        if not eq and ("f" in options or "F" in options or "p" in options):
+            continue
+        name = name.rstrip("+").split("[", 1)[0]
+        if not name.isidentifier() or name == "HOME":
+            continue  # not a name bash assigns (it refuses it); HOME: `home_forms`
+        if not safe_variable(name):
+            return False
+        if eq and "n" in options and (w.dynamic or (value.isidentifier() and not safe_variable(value))):
+            return False  # `declare -n r=PATH`
+    return True
+
+
 def safe_variable(name: str) -> bool:
     """Whether a shell variable a builtin assigns (`read line`) changes how no later command runs:
     a `SAFE_ENV` one, or a name with a lower-case letter, the shell's convention for its own
