@@ -176,15 +176,73 @@ GIT_ENV_CONFIG = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R12a-F1: git config given by GIT_CONFIG_* variables is not read as code"
-)
 @pytest.mark.parametrize("policy", ["bypass", "yolo"])
 @pytest.mark.parametrize("command", GIT_ENV_CONFIG)
 def test_git_configuration_from_the_environment_runs_a_denied_command(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str
 ) -> None:
+    """R12a-F1 (fixed): `GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` pairs and `GIT_CONFIG_PARAMETERS`
+    items are read as `git -c KEY=VALUE` (a code key's value is code), however they are given."""
     assert decide(engines, policy, command, dirs) == "deny"
+
+
+# The edges of the R12a-F1 fix: the pairs given by separate commands (a value whose key is not
+# beside it is code), behind wrappers (`sudo`, `nice env`, `command export`), the older
+# `'KEY=VALUE'` items of GIT_CONFIG_PARAMETERS, the files and writes of the code, git's other
+# program variables (`GIT_SEQUENCE_EDITOR`) and `pager.<cmd>` keys; a data key stays data.
+GIT_ENV_EDGES = [
+    (
+        "bypass",
+        "export GIT_CONFIG_KEY_0=core.fsmonitor; export GIT_CONFIG_VALUE_0='rm -rf evil'; "
+        "GIT_CONFIG_COUNT=1 git status",
+        "deny",
+    ),
+    (
+        "yolo",
+        "sudo GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm -rf evil' git status",
+        "deny",
+    ),
+    (
+        "bypass",
+        "nice env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm -rf evil' "
+        "git status",
+        "deny",
+    ),
+    ("yolo", "command export GIT_CONFIG_PARAMETERS=\"'core.sshCommand'='rm -rf evil'\"; git fetch", "deny"),
+    ("bypass", "GIT_CONFIG_PARAMETERS=\"'alias.x=!cat .env'\" git x", "deny"),
+    ("yolo", "GIT_CONFIG_PARAMETERS=\"'user.name'='x' 'core.pager'='cat ~/.ssh/id_rsa'\" git log", "deny"),
+    (
+        "yolo",
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor "
+        "GIT_CONFIG_VALUE_0='echo PWNED > .claude/settings.json' git status",
+        "deny",
+    ),
+    ("bypass", "GIT_SEQUENCE_EDITOR='rm -rf evil' git rebase -i HEAD~2", "deny"),
+    ("bypass", "git -c pager.log='rm -rf evil' log", "deny"),
+    (
+        "yolo",
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=pager.log GIT_CONFIG_VALUE_0='rm -rf evil' git log",
+        "deny",
+    ),
+    (
+        "bypass",
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0='rm -rf evil' git status",
+        "allow",
+    ),
+    ("bypass", "GIT_CONFIG_PARAMETERS=\"'user.name'='rm -rf evil'\" git status", "allow"),
+]
+
+
+@pytest.mark.parametrize(("policy", "command", "expected"), GIT_ENV_EDGES)
+def test_the_edges_of_git_configuration_from_the_environment(
+    engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str, expected: str
+) -> None:
+    assert decide(engines, policy, command, dirs) == expected
+
+
+def test_the_bash_claim_of_the_split_git_configuration(tmp_path: Path) -> None:
+    shell_attacks.need("git")
+    assert deletes(GIT_ENV_EDGES[0][1], tmp_path, git=True)
 
 
 @pytest.mark.parametrize("command", GIT_ENV_CONFIG)
@@ -244,7 +302,9 @@ def test_an_unsafe_variable_given_by_export_or_declare_is_looked_past_by_the_all
         ("export -f ls; ls", "allow"),
     ],
 )
-def test_the_edges_of_the_declared_variable_check(dirs: tuple[Path, Path], command: str, expected: str) -> None:
+def test_the_edges_of_the_declared_variable_check(
+    dirs: tuple[Path, Path], command: str, expected: str
+) -> None:
     engine = shell_attacks.engines(dirs[1], declaring=DECLARING_ALLOWED)["declaring"]
     assert shell_attacks.decide(engine, command, *dirs) == expected
 
@@ -323,12 +383,34 @@ ENV_FUNCTIONS = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R12a-F4: a function imported from a BASH_FUNC_x%% variable is unseen")
 @pytest.mark.parametrize(("policy", "command"), ENV_FUNCTIONS)
 def test_a_function_imported_from_the_environment_runs_a_denied_command(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str
 ) -> None:
+    """R12a-F4 (fixed): env(1) takes every word with a `=` before the command as a setting, and a
+    `BASH_FUNC_NAME%%=() {...}` setting's body is walked as code the child bash may run."""
     assert decide(engines, policy, command, dirs) == "deny"
+
+
+# The edges of the R12a-F4 fix: the older `BASH_FUNC_NAME()` spelling, `env -u`/`env -S`, `sh`,
+# behind another wrapper; a value the text does not show is never allowed, in any mode; a body
+# the policy allows is allowed; the same text as data (`echo`) is data.
+@pytest.mark.parametrize(
+    ("policy", "command", "expected"),
+    [
+        ("bypass", "env 'BASH_FUNC_ls()=() { cat .env; }' bash -c ls", "deny"),
+        ("yolo", "env -u X 'BASH_FUNC_ls%%=() { cat ~/.ssh/id_rsa; }' sh -c ls", "deny"),
+        ("bypass", "env -S \"'BASH_FUNC_ls%%=() { cat .env; }' bash -c ls\"", "deny"),
+        ("yolo", "nohup env 'BASH_FUNC_ls%%=() { rm -rf evil; }' bash -c ls", "deny"),
+        ("yolo", 'env "BASH_FUNC_ls%%=$x" bash -c ls', "ask"),
+        ("bypass", "env 'BASH_FUNC_ls%%=() { ls -la; }' bash -c ls", "allow"),
+        ("user", "echo 'BASH_FUNC_ls%%=() { cat .env; }'", "allow"),
+    ],
+)
+def test_the_edges_of_the_imported_function(
+    engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str, expected: str
+) -> None:
+    assert decide(engines, policy, command, dirs) == expected
 
 
 def test_the_bash_claim_of_the_imported_function(dirs: tuple[Path, Path], tmp_path: Path) -> None:

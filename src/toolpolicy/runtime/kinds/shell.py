@@ -751,7 +751,8 @@ class _Walk:
                 texts.extend(_stage_texts(values, k))
         if head.globby:
             texts.extend(_brace_texts(head, values[k0 + 1 :]))
-        if assigns or base0 in _EVAL_BUILTINS:
+        given = bool(assigns) or base0 in _EVAL_BUILTINS or (not plain and "=" in joined)
+        if given:
             texts.extend(_latent_texts(cmd, depth))
         spec = self.specs.get(name)
         if spec is None and name not in self.specs:  # not looked up yet: built now
@@ -839,7 +840,7 @@ class _Walk:
                 False,
             ),
         )
-        if (assigns or base0 in _EVAL_BUILTINS) and (latent := _latent_scripts(cmd)):
+        if given and (latent := _latent_scripts(cmd)):
             if facts is _NO_FACTS:
                 facts = _Facts()
             for text in latent:  # `printf -v 'a[$(cat .env)]' x`, `export PS4='$(...)'`: run later
@@ -2105,11 +2106,10 @@ def _latent_texts(cmd: Command, depth: int) -> list[str]:
     assignments and the arguments of evaluating builtins count (`echo '$(x)'` is just text).
     """
     out: list[str] = []
-    evaluating = bool(cmd.words) and basename(cmd.words[0].value) in _EVAL_BUILTINS
-    for word in cmd.assigns + (cmd.words if evaluating else ()):
-        name, eq, value = word.value.partition("=")
-        if eq and name in _CODE_VARIABLES:  # `PROMPT_COMMAND='rm x' bash -i`: the value runs later
-            out.extend(_variable_code(value.removeprefix("|").removesuffix(" %s"), depth))
+    given = _given(cmd)
+    for code in _environment_code(given):  # `PROMPT_COMMAND='rm x' bash -i`: the value runs later
+        out.extend(_variable_code(code, depth))
+    for word in given:
         if "$(" not in word.value and "`" not in word.value:
             continue
         try:
@@ -2132,13 +2132,11 @@ def _latent_scripts(cmd: Command) -> list[str]:
     walked as a script of its own, so the files it reads and writes meet the path rules (the same
     commands' texts are deny texts of the command itself: `_latent_texts`)."""
     out: list[str] = []
-    evaluating = bool(cmd.words) and basename(cmd.words[0].value) in _EVAL_BUILTINS
     if "BASH_ALIASES" in cmd.raw:  # `BASH_ALIASES[ls]='cat .env'` defines an alias, as `alias` does
         out.extend(alias_values(cmd, 0))
-    for word in cmd.assigns + (cmd.words if evaluating else ()):
-        name, eq, value = word.value.partition("=")
-        if eq and name in _CODE_VARIABLES:
-            out.append(value.removeprefix("|").removesuffix(" %s"))
+    given = _given(cmd)
+    out.extend(_environment_code(given))
+    for word in given:
         if "$(" not in word.value and "`" not in word.value:
             continue
         if "'" not in word.raw and "\\" not in word.raw:
@@ -2150,11 +2148,88 @@ def _latent_scripts(cmd: Command) -> list[str]:
     return out
 
 
-# An option value naming code: ssh `ProxyCommand=`/`LocalCommand=`, git `-c core.pager=`/`alias.x=!cmd`,
+def _given(cmd: Command) -> tuple[Word, ...]:
+    """The words through which `cmd` gives variables values: its prefix assignments, the arguments
+    of an evaluating builtin (`export`, `declare`, `printf -v`...; also behind a wrapper), and the
+    words with a `=` before the command a wrapper runs (`env A=1 cmd`, `sudo A=1 cmd`, `nice env
+    A=1 cmd`): env(1) puts each in the environment whatever its NAME (`env 'BASH_FUNC_ls%%=...'`)."""
+    words = cmd.words
+    if not words:
+        return cmd.assigns
+    first = basename(words[0].value)
+    if first in _EVAL_BUILTINS:
+        return cmd.assigns + words
+    if first not in WRAPPERS:
+        return cmd.assigns
+    last = _deny_starts([w.value for w in words])[-1]  # the command the wrappers run
+    settings = tuple(w for w in words[1:last] if "=" in w.value and not w.value.startswith("-"))
+    if basename(words[last].value) in _EVAL_BUILTINS:  # `command export X=...`
+        settings += words[last:]
+    return cmd.assigns + settings
+
+
+# git reads configuration from its environment as it does from `git -c` (git-config(1),
+# "ENVIRONMENT"): `GIT_CONFIG_COUNT` pairs `GIT_CONFIG_KEY_<n>` with `GIT_CONFIG_VALUE_<n>`, and
+# `GIT_CONFIG_PARAMETERS` holds `'KEY'='VALUE'` (or `'KEY=VALUE'`) items, as `git -c` passes them on.
+_GIT_KEY = "GIT_CONFIG_KEY_"
+_GIT_VALUE = "GIT_CONFIG_VALUE_"
+
+
+def _environment_code(words: Sequence[Word]) -> list[str]:
+    """The code the `NAME=VALUE` words among `words` give a program's environment to run: a code
+    variable's value (`GIT_PAGER`, `PROMPT_COMMAND`: `_CODE_VARIABLES`), the body of a function a
+    child bash imports (`BASH_FUNC_NAME%%=() { ...; }`, also the older `BASH_FUNC_NAME()=`), and a git configuration
+    value given by `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>` or `GIT_CONFIG_PARAMETERS` under a key
+    that names code, read as the same `git -c KEY=VALUE` is (`_CODE_VALUE`: `core.fsmonitor`,
+    `alias.x=!cmd`). A value whose key these words do not show (an earlier `export`) is code."""
+    out: list[str] = []
+    keys: dict[str, str] = {}
+    values: dict[str, str] = {}
+    for w in words:
+        name, eq, value = w.value.partition("=")
+        if not eq:
+            continue
+        if name in _CODE_VARIABLES:
+            out.append(value.removeprefix("|").removesuffix(" %s"))
+        elif name.startswith("BASH_FUNC_"):
+            # `env 'BASH_FUNC_ls%%=() { cat .env; }' bash -c ls`: every bash the program starts
+            # imports the function `ls` (how `export -f` passes one on), so its body is code; a
+            # value the text does not show is walked as written (an expansion run: never allowed)
+            if value.startswith("()"):
+                out.append(value[2:])
+            elif w.dynamic:
+                out.append(value)
+        elif name.startswith("GIT_CONFIG_"):
+            if name.startswith(_GIT_KEY):
+                keys[name[len(_GIT_KEY) :]] = value
+            elif name.startswith(_GIT_VALUE):
+                values[name[len(_GIT_VALUE) :]] = value
+            elif name == "GIT_CONFIG_PARAMETERS":
+                out.extend(_git_parameters(value))
+    for n, value in values.items():
+        key = keys.get(n)
+        if key is None:
+            out.append(value.removeprefix("!"))  # the key is elsewhere: any key may name code
+        elif m := _CODE_VALUE.match(f"{key}={value}"):
+            out.append(m[1] or m[2] or m[3])
+    return out
+
+
+def _git_parameters(value: str) -> list[str]:
+    """The code values of `GIT_CONFIG_PARAMETERS` (single-quoted items, git's `sq_quote`); the
+    whole value when it does not split."""
+    try:
+        items = shlex.split(value)
+    except ValueError:
+        return [value]
+    return [m[1] or m[2] or m[3] for item in items if "=" in item and (m := _CODE_VALUE.match(item))]
+
+
+# An option value naming code: ssh `ProxyCommand=`/`LocalCommand=`, git `-c core.pager=`/`alias.x=!cmd`/`pager.log=`,
 # an editor's or pager's `!cmd` (`vim -c '!rm x'`, `less +'!rm x'`); read as commands for deny only.
 _CODE_VALUE = lazy_compile(
     r"(?is)(?:-[a-z])?(?:[\w.-]*(?:command|cmd|pager|editor|program|askpass|external|textconv|driver|helper"
-    r"|smudge|clean|process|hook|proxy|fsmonitor)|alias\.[\w.-]+)\s*=\s*!?(.+)|[+:]*!(.+)|shell\s+(.+)"
+    r"|smudge|clean|process|hook|proxy|fsmonitor)|(?:alias|pager)\.[\w.-]+)\s*=\s*!?(.+)|[+:]*!(.+)|shell\s+(.+)"
 )
 # An editor command that writes a file: `vim -c 'w! ~/.bashrc'`, `ex -sc 'sav x|q'`, `+'wq f'`.
 _EDITOR_WRITE = lazy_compile(r"(?:^|\|)\s*[+:]*\s*(?:w|wq|x|sav(?:eas)?|up(?:date)?|wa)!?\s+([^|\s]+)")
@@ -2165,6 +2240,7 @@ _SED_E = lazy_compile(r"(?:^|[;\n{}0-9$/])\s*!?\s*e\s+([^\n;}]+)")
 # Variables whose value a shell or a program runs as a command (for deny rules only).
 _CODE_VARIABLES = frozenset(
     {"PROMPT_COMMAND", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR"}
+    | {"GIT_SEQUENCE_EDITOR"}
     | {"EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS"}
     | {"SUDO_ASKPASS", "GIT_PROXY_COMMAND", "BROWSER", "FCEDIT", "RSYNC_RSH", "CVS_RSH"}
 )
