@@ -495,12 +495,46 @@ PATH_LOOKUPS = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="R12a-F7: source/bash FILE is looked up in a PATH the text gives")
 @pytest.mark.parametrize(("policy", "command"), PATH_LOOKUPS)
 def test_a_sourced_file_is_found_in_a_path_the_text_gives(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str
 ) -> None:
-    assert decide(engines, policy, command, dirs) != "allow"
+    """R12a-F7 (fixed): with a `PATH` the text gives, a slash-less `source`/`.`/`bash` FILE also
+    reads DIR/FILE for each of its directories (denied here: the key)."""
+    assert decide(engines, policy, command, dirs) == "deny"
+
+
+# The edges of the R12a-F7 fix: PATH given by `export`, `env`, a quoted value, `eval`, for a
+# nested `bash -c`/`eval` and a function defined before it, FILE from a variable; a directory the
+# text does not show is never allowed (every mode); `$PATH`'s own directories and a FILE with a
+# slash are as before.
+@pytest.mark.parametrize(
+    ("policy", "command", "expected"),
+    [
+        ("yolo", "export PATH=~/.ssh:$PATH; bash -c '. id_rsa'", "deny"),
+        ("bypass", "env PATH=~/.ssh bash id_rsa", "deny"),
+        ("bypass", 'PATH="$HOME/.ssh:$PATH" . id_rsa', "deny"),
+        ("yolo", "PATH=~/.ssh bash -c 'source id_rsa'", "deny"),
+        ("yolo", "eval 'PATH=~/.ssh'; . id_rsa", "deny"),
+        ("bypass", "f(){ . id_rsa; }; PATH=~/.ssh; f", "deny"),
+        ("yolo", "x=id_rsa; PATH=~/.ssh; . $x", "deny"),
+        ("yolo", "cat <<'E' | bash\nPATH=~/.ssh; . id_rsa\nE", "deny"),
+        ("yolo", "PATH=$x . id_rsa", "ask"),
+        ("yolo", "read PATH < list; . id_rsa", "ask"),
+        ("bypass", "PATH=$PATH:/opt/bin; source env.sh", "allow"),
+        ("bypass", "PATH=~/.ssh:$PATH; . ./env.sh", "allow"),
+    ],
+)
+def test_the_edges_of_the_path_lookup(
+    engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str, expected: str
+) -> None:
+    assert decide(engines, policy, command, dirs) == expected
+
+
+def test_the_bash_claim_of_the_path_lookup_edges(dirs: tuple[Path, Path]) -> None:
+    assert reaches("export PATH=~/.ssh:$PATH; bash -c '. id_rsa'", dirs) == "key"
+    assert reaches("f(){ . id_rsa; }; PATH=~/.ssh; f", dirs) == "key"
+    assert reaches('PATH="$HOME/.ssh:$PATH" . id_rsa', dirs) == "key"
 
 
 @pytest.mark.parametrize(("policy", "command"), PATH_LOOKUPS)

@@ -98,6 +98,7 @@ from .shell_assigns import (
     home_forms,
     literal_values,
     option_arguments,
+    path_values,
     rebinds,
     safe_assign,
     substituted,
@@ -577,17 +578,21 @@ class _Walk:
         taint: bool,
         bases: tuple[str, ...],
         positional: dict[str, tuple[str, ...]] | None = None,
+        path: tuple[str, ...] = (),
     ) -> list[Unit]:
-        """The units of a script (`positional`: `$0`, `$1`... as `bash -c SCRIPT ARG0 ARGS` gives them)."""
+        """The units of a script (`positional`: `$0`, `$1`... as `bash -c SCRIPT ARG0 ARGS` gives
+        them; `path`: the directories a `PATH` given by an enclosing text may hold (`_path_dirs`),
+        where `source FILE` and `bash FILE` look FILE up)."""
         commands = parse_script(text, depth)
         if (
             len(commands) == 1
             and positional is None
             and "${" not in commands[0].raw
-            and "HOME" not in _searchable(commands[0])
+            and "HOME" not in (only_seen := _searchable(commands[0]))
+            and "PATH" not in only_seen
         ):
-            # the common case: one command, so no links, `cd`, `HOME` or consumer to follow
-            only, stdin_code, _, _ = self.command(commands[0], depth, taint, bases)
+            # the common case: one command, so no links, `cd`, `HOME`, `PATH` or consumer to follow
+            only, stdin_code, _, _ = self.command(commands[0], depth, taint, bases, path)
             if not stdin_code:
                 if _HISTORY_HINT.search(commands[0].raw):  # `history -r`: `~/.history` is read
                     return _with_history(only, commands[0], {}, set(), bases)
@@ -609,16 +614,21 @@ class _Walk:
         written: dict[str, list[str | None]] = {}  # files written earlier: name -> texts (None: not shown)
         cdable = False  # `shopt -s cdable_vars` ran earlier: `cd NAME` may go to `$NAME`
         several = len(commands) > 1  # a consumer matters only beside a command that prints
+        if "PATH" in text:  # `PATH=~/.ssh; . id_rsa`: FILE is looked up there, by any command of
+            # the text (a function defined before, a loop's next round: every value, in any order)
+            for cmd in commands:
+                if "PATH" in _searchable(cmd):
+                    path = _path_dirs(path, path_values(cmd, _allow_start([w.value for w in cmd.words])))
         for i, cmd in enumerate(commands):
-            more, stdin_code, interprets, cdpath = self.command(cmd, depth, taint, bases)
+            more, stdin_code, interprets, cdpath = self.command(cmd, depth, taint, bases, path)
             if written and cmd.words:  # `echo 'rm x' > x.sh; bash x.sh`: the text written is the script
-                more = more + self.written_runs(cmd, written, depth, taint, bases)
+                more = more + self.written_runs(cmd, written, depth, taint, bases, path)
             if _HISTORY_HINT.search(cmd.raw):  # `history -r`, `bash -i`: the history file
                 more = _with_history(more, cmd, known, vague | outside, bases)
             if rebound and cmd.words:  # `hash -p /bin/cat ls; ls .env`: `ls` runs `cat`
                 more = more + self.rebound(cmd, rebound, depth, taint, bases)
             if (known or "${" in cmd.raw) and _expands(cmd):  # `x=.env; cat $x`: also read with the value
-                more = more + self.valued(cmd, known, depth, taint, bases)
+                more = more + self.valued(cmd, known, depth, taint, bases, path)
             if drifted or (
                 (vague or "IFS" in known or (known and "${" in cmd.raw))
                 and _expands(cmd)
@@ -689,7 +699,7 @@ class _Walk:
         return units
 
     def command(
-        self, cmd: Command, depth: int, taint: bool, bases: tuple[str, ...]
+        self, cmd: Command, depth: int, taint: bool, bases: tuple[str, ...], path: tuple[str, ...] = ()
     ) -> tuple[list[Unit], bool, bool, bool]:
         """The command's units; whether it runs the code reaching its stdin (a stdin shell,
         `xargs sh -c`), whether it interprets stdin as code (`python3`, `node -`: an interpreter
@@ -853,8 +863,10 @@ class _Walk:
             units = [unit]  # the common case: no shell code anywhere in its argv
         else:
             units = self.nested(
-                unit, cmd, stages, depth, taint=taint, blocked=blocked, facts=facts, bases=bases
+                unit, cmd, stages, depth, taint=taint, blocked=blocked, facts=facts, bases=bases, path=path
             )
+        if path and (name in _SHELLS_SOURCE or not plain):  # `PATH=~/.ssh . id_rsa`
+            units.extend(_path_lookups(cmd, values, stages, path, bases))
         stdin_code = facts.stdin_code or (
             (not plain or base0 in _STDIN_NAMES) and _stdin_shell(values, stages)
         )
@@ -1079,12 +1091,14 @@ class _Walk:
         depth: int,
         taint: bool,
         bases: tuple[str, ...],
+        dirs: tuple[str, ...] = (),
     ) -> list[Unit]:
         """The units of the scripts a command runs (`bash F`, `. F`, `./F`: `_ran_files`) that an
         earlier command of the same text wrote: the texts written (each, and all of them in
         order, as appends leave them) walked as scripts; a file written with a text the walk
         does not show (`tee F`, `curl -o F`, `cmd > F`) runs another program's output, which only
-        an exact allow rule allows (a `fed` unit, as `curl ... | sh`)."""
+        an exact allow rule allows (a `fed` unit, as `curl ... | sh`). `dirs`: the directories of
+        a `PATH` the text gives (`script`'s `path`), passed to the scripts walked."""
         units: list[Unit] = []
         for path in _ran_files([w.value for w in cmd.words]):
             name = basename(path)
@@ -1109,7 +1123,7 @@ class _Walk:
             shown = [t for t in texts if t is not None]
             for text in dict.fromkeys([*shown, "".join(shown)] if len(shown) > 1 else shown):
                 try:
-                    units.extend(self.script(text, depth + 1, taint=taint, bases=bases))
+                    units.extend(self.script(text, depth + 1, taint=taint, bases=bases, path=dirs))
                 except Unparseable:
                     units.append(Unit((), (cmd.raw, text), opaque=True))
         return units
@@ -1131,7 +1145,13 @@ class _Walk:
         return self.command(cmd._replace(words=words), depth, taint, bases)[0]
 
     def valued(
-        self, cmd: Command, known: dict[str, tuple[str, ...]], depth: int, taint: bool, bases: tuple[str, ...]
+        self,
+        cmd: Command,
+        known: dict[str, tuple[str, ...]],
+        depth: int,
+        taint: bool,
+        bases: tuple[str, ...],
+        path: tuple[str, ...] = (),
     ) -> list[Unit]:
         """The units of a command read with the plain values earlier commands of the text gave
         its variables (`shell_assigns.substituted`): `x=.env; cat $x` is also `cat .env`, so a
@@ -1140,7 +1160,7 @@ class _Walk:
         texts, whole = substituted(cmd.raw, known, _MAX_VALUED)
         for text in texts:
             try:
-                units.extend(self.script(text, depth + 1, taint=taint, bases=bases))
+                units.extend(self.script(text, depth + 1, taint=taint, bases=bases, path=path))
             except Unparseable:
                 continue  # the command as written is still decided (its expansion unknown)
         reads = [t for r in cmd.reads if "$" in r for t in substituted(r, known, _MAX_VALUED)[0]]
@@ -1166,6 +1186,7 @@ class _Walk:
         blocked: bool,
         facts: _Facts,
         bases: tuple[str, ...],
+        path: tuple[str, ...] = (),
     ) -> list[Unit]:
         """The command's unit plus its nested scripts' units (or, if transparent, instead of it)."""
         scripts, transparent = _scripts(cmd, stages, self)
@@ -1176,9 +1197,11 @@ class _Walk:
         for text, tainted in scripts.items():
             if text == transparent and not tainted:
                 positional = _positional(cmd.words[stages[0] :])  # `bash -c 'cat $1' _ .env`
-                replaced = self.script(text, depth + 1, taint=blocked, bases=bases, positional=positional)
+                replaced = self.script(
+                    text, depth + 1, taint=blocked, bases=bases, positional=positional, path=path
+                )
             else:
-                inner.extend(self.script(text, depth + 1, taint=taint or tainted, bases=bases))
+                inner.extend(self.script(text, depth + 1, taint=taint or tainted, bases=bases, path=path))
         if replaced:
             return [_merge(u, unit) for u in replaced] + inner
         return [unit, *inner]
@@ -1697,6 +1720,78 @@ def _change_dir(bases: tuple[str, ...], words: Sequence[Word]) -> tuple[str, ...
     if len(out) > _MAX_BASES:
         out = (*out[: _MAX_BASES - 1], _DYN + UNKNOWN)
     return out
+
+
+_MAX_PATH_DIRS = 8
+
+
+def _path_dirs(path: tuple[str, ...], values: Sequence[str | None]) -> tuple[str, ...]:
+    """The directories `PATH` may hold after values given to it (`path_values`), added to those
+    it may hold already (a branch may leave any in effect), as the raw text of each: `~/.ssh`
+    from `~/.ssh:$PATH` (`$PATH` itself is the inherited value: no directory the text names),
+    `.` for an empty one; `UNKNOWN` for what the text does not show."""
+    out = list(path)
+    for value in values:
+        if value is None:
+            out.append(UNKNOWN)
+            continue
+        if "'" in value or "\\" in value:  # quoted: split what bash reads
+            word = scan_word(value)[0]
+            parts = [UNKNOWN] if word.dynamic else [_escape(p) for p in word.value.split(":")]
+        else:  # (double quotes dropped: at worst a `~` or glob read as active, more files checked)
+            parts = value.replace('"', "").split(":")
+        out.extend(p or "." for p in parts if p not in ("$PATH", "${PATH}"))
+    out = list(dict.fromkeys(out))
+    return tuple(out if len(out) <= _MAX_PATH_DIRS else [*out[: _MAX_PATH_DIRS - 1], UNKNOWN])
+
+
+def _path_lookups(
+    cmd: Command, values: Sequence[str], stages: Sequence[int], path: tuple[str, ...], bases: tuple[str, ...]
+) -> list[Unit]:
+    """`source FILE`, `. FILE` and `bash FILE` with no `/` in FILE read `DIR/FILE` for the first
+    DIR of `PATH` that holds it (bash(1): `sourcepath`; a shell's script not in the cwd), so with a
+    `PATH` the text gives (`path`: `_path_dirs`) each `DIR/FILE` is a file it may read: one unit
+    that reads them (opaque when a directory is not known)."""
+    reads: list[str] = []
+    opaque = False
+    for k in stages:
+        name = basename(values[k])
+        if name in _SOURCE:
+            i = k + 2 if len(values) > k + 1 and values[k + 1] == "--" else k + 1
+        elif name in SHELLS and shell_mode(values[k + 1 :])[0] == "file":
+            i = _script_operand(values, k)
+        else:
+            continue
+        if i >= len(values) or "/" in values[i] or not values[i] or values[i] in _STDIN_FILES:
+            continue
+        file = cmd.words[i]
+        for d in path:
+            if d == UNKNOWN:
+                opaque = True
+                reads.append(_DYN + UNKNOWN + "/" + target_pattern(file.raw))
+            else:
+                found = _word_targets(scan_word(d + "/" + file.raw)[0], 0, bases)
+                opaque = opaque or any(UNKNOWN in t for t in found)  # `PATH=$x`: a directory not known
+                reads.extend(found)
+    if not reads:
+        return []
+    return [Unit((), (cmd.raw,), reads=_uniq(reads), opaque=opaque)]
+
+
+def _script_operand(values: Sequence[str], k: int) -> int:
+    """The index of the script a shell at `values[k]` runs from a file (`bash -e FILE`)."""
+    i = k + 1
+    while i < len(values):
+        a = values[i]
+        if a in ("--", "-"):
+            return i + 1 if a == "--" else i
+        if a in ("--rcfile", "--init-file") or (a[:1] in "-+" and len(a) > 1 and ("o" in a or "O" in a)):
+            i += 2
+        elif a[:1] in "-+" and len(a) > 1:
+            i += 1
+        else:
+            break
+    return i
 
 
 _DYN = "\x00"

@@ -18,6 +18,7 @@ Place in the pipeline: runtime, view time, beside the walk of `shell.py`, which 
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable, Sequence
 
 from ...vocabulary.records import Record
@@ -198,6 +199,40 @@ def home_forms(cmd: Command, k0: int) -> list[str] | None:
     return forms or None
 
 
+def path_values(cmd: Command, k0: int) -> list[str | None]:
+    """The values `cmd` (its program at `words[k0]`) gives `PATH`, as written (`~/.ssh:$PATH`);
+    None for a value the text does not show: `read PATH`, `printf -v PATH`, a name given by an
+    expansion or bound to PATH by `declare -n`, `${PATH:=x}`, an `eval` whose text is not known.
+    A prefix assignment, an `export`/`declare` argument, and any `PATH=` word of another program
+    (`env PATH=x bash f`; at worst an operand that only looks like one: more files checked)."""
+    words = cmd.words[k0:]
+    name = words[0].value if words else ""
+    out: list[str | None] = []
+    for w in (*cmd.assigns, *(cmd.words[:k0] if name in ASSIGNING_BUILTINS else cmd.words)):
+        if w.value.startswith(_PATH_ASSIGNMENTS):
+            if w.raw.startswith(("PATH=", "PATH+=")):
+                out.append(w.raw.partition("=")[2])
+            elif w.dynamic or w.value.startswith("PATH["):
+                out.append(None)
+            else:  # `"PATH"=x`, `P''ATH=x`: the value as read (no `~` expanded: not an assignment's)
+                out.append(shlex.quote(w.value.partition("=")[2]))
+        elif name in DECLARING and (
+            (w.dynamic and "=" not in w.value.split("$", 1)[0] and not w.value.startswith("-"))
+            or w.value.endswith("=PATH")  # `declare -n p=PATH` (bound: later `p=x` assigns PATH)
+        ):
+            out.append(None)
+    if "${PATH" in cmd.raw and re.search(r"\$\{PATH:?=", cmd.raw):
+        out.append(None)
+    if name in ASSIGNING_BUILTINS:
+        names = assigned_names(name, words[1:])
+        if names is None or any(dynamic or n == "PATH" for n, dynamic in names):
+            out.append(None)
+    elif name in _SAME_SHELL:
+        out.extend(_through_evaluated(cmd, words, ("PATH",), lambda c: path_values(c, 0), None))
+    return out
+
+
+_PATH_ASSIGNMENTS = ("PATH=", "PATH+=", "PATH[")
 _HOME_ASSIGNMENTS = ("HOME=", "HOME+=", "HOME[")  # `HOME[0]=x` sets the value `~` reads, too
 _ASSIGNING_EXPANSION = re.compile(r"\$\{HOME:?=")  # `${HOME:=x}`, `${HOME=x}`
 _SAME_SHELL = frozenset({"eval", "source", "."})  # run their code in this shell: what it sets stays

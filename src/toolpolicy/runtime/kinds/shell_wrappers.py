@@ -187,7 +187,9 @@ def _env(args: Sequence[str], strict: bool) -> int | None:
     )
     if i is not None and i < len(args) and args[i] == "-":
         i += 1  # `env - CMD` is `env -i CMD`
-    while i is not None and i < len(args) and "=" in args[i]:  # env(1): any word with a `=` (`BASH_FUNC_x%%=`)
+    while (
+        i is not None and i < len(args) and "=" in args[i]
+    ):  # env(1): any word with a `=` (`BASH_FUNC_x%%=`)
         i += 1
     return _after(i, args)
 
