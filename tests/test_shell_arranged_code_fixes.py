@@ -157,6 +157,17 @@ def test_a_written_script_that_runs_nothing_denied_is_decided_as_its_commands(
     assert decide(engines, "bypass", "echo hi > notes.txt; bash build.sh", dirs) == "allow"
 
 
+def test_a_written_script_looks_files_up_in_the_path_the_text_gave(
+    engines: dict[str, Engine], dirs: tuple[Path, Path]
+) -> None:
+    """R12a-F7 inside R12a-F8: the script written and run sources FILE from a `PATH` the outer text
+    set (the walk of a written script gets the text's PATH directories, as `bash -c` does)."""
+    command = 'PATH=~/.ssh:/usr/bin:/bin; echo ". id_rsa" > x.sh; bash x.sh'
+    assert any("/.ssh/id_rsa" in r for u in shell.view(command).units for r in u.reads)
+    for policy in ("bypass", "yolo"):
+        assert decide(engines, policy, command, dirs) != "allow"
+
+
 def test_another_programs_output_run_as_a_script_needs_an_exact_rule(
     engines: dict[str, Engine], dirs: tuple[Path, Path]
 ) -> None:
