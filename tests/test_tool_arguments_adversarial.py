@@ -255,7 +255,6 @@ def test_a_deny_condition_holds_where_the_spellings_agree_or_it_names_the_primar
 # --- R12c-F4: `~` on tools that never expand it ---------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=F4)
 @pytest.mark.parametrize(
     ("profile", "tool", "args"),
     [
@@ -268,6 +267,8 @@ def test_a_deny_condition_holds_where_the_spellings_agree_or_it_names_the_primar
 def test_tilde_is_a_plain_name_to_tools_that_never_expand_it(
     ws: Path, profile: str, tool: str, args: dict
 ) -> None:
+    """R12c-F4 (fixed): a profile says how its tools read a leading `~` (`ToolSpec.tilde`); for
+    docker-agent and LangChain the path is also read as a directory named `~` under the cwd."""
     # docker-agent resolves a relative path as `filepath.Clean(filepath.Join(workingDir, path))`
     # (`FilesystemTool.resolvePath`): `~` is an ordinary name and `Clean` removes it lexically with
     # the `..` after it, so `~/../.env` is `<workspace>/.env` whether or not a `~` exists. LangChain's
@@ -425,3 +426,33 @@ def test_the_workspace_is_as_the_probes_expect(ws: Path) -> None:
     assert (ws / "secrets" / "api.key").is_file()
     assert os.path.normpath(str(ws.parent / "home" / "..")) != str(ws)
     assert posixpath.normpath(posixpath.join(str(ws), "~/../.env")) == str(ws / ".env")
+
+
+# --- R12c-F4 (fixed): the edges of `~` per profile -------------------------------------------------
+
+
+def test_tilde_both_ways_denies_on_either_reading_and_allows_only_when_both_are_allowed(ws: Path) -> None:
+    home = ws.parent / "home"
+    engine = _engine(
+        "version: 1\nprofile: docker-agent\ndefault: ask\npermissions:\n"
+        f'  deny: ["read_file(/{home}/.netrc)", "read_file(./.env)"]\n'
+        f'  allow: ["read_file(/{home}/notes/**)", "read_file(./src/**)"]\n'
+    )
+    # the home reading still meets a home deny (a later agent may expand it; denying costs nothing)
+    assert _decide(engine, "read_file", {"path": "~/.netrc"}, ws) == "deny"
+    # the directory-named-`~` reading meets a cwd deny, also in a Windows spelling and past a NUL
+    for path in ("~/../.env", "~\\..\\.env", "~/x/../../.env"):
+        assert _decide(engine, "read_file", {"path": path}, ws) == "deny", path
+    # an allow of the home does not cover `./~/notes/a`, which is what docker-agent reads
+    assert _decide(engine, "read_file", {"path": "~/notes/a.md"}, ws) == "ask"
+    assert _decide(engine, "read_file", {"path": f"{home}/notes/a.md"}, ws) == "allow"
+    assert _decide(engine, "read_file", {"path": "src/app.py"}, ws) == "allow"
+
+
+@pytest.mark.parametrize("profile", ["gemini", "cursor", "copilot", "cline", "codex", "generic"])
+def test_tilde_on_profiles_not_verified_to_expand_it_is_read_both_ways(ws: Path, profile: str) -> None:
+    from toolpolicy.policies.profiles import PROFILES
+
+    assert PROFILES[profile].tilde == "both"
+    assert PROFILES["claude-code"].tilde == "home"
+    assert PROFILES["docker-agent"].tilde == PROFILES["langchain"].tilde == "both"

@@ -132,6 +132,10 @@ def resolve_tools(work: Work) -> None:
             args,
             workdir,
             _files(decl, work.profile),
+            # the profile's own tools read `~` and argument names as its agent does; a tool the
+            # policy adds is not known: `~` both ways, names as sent
+            work.profile.tilde if name in work.profile.tools else "both",
+            work.profile.fold_keys and name in work.profile.tools,
         )
         if workdir and decl.get("kind", "generic") != "shell":
             work.errors.add(

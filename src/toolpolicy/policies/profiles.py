@@ -42,6 +42,14 @@ class Profile:
     # primary argument that spell it: how `policy replay` maps another agent's call onto this
     # profile, and which tools decide the files a patch adds (`write`) and changes (`edit`)
     operations: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # how its tools read a leading `~` in a path (`ToolSpec.tilde`): `home` (expanded: Claude
+    # Code), or `both`: the agent reads `~` as a directory named `~` under its working directory
+    # (docker-agent, LangChain) or that is not verified; the path is read both ways, as that
+    # directory and as the home (a deny on either reading denies, an allow needs both)
+    tilde: str = "both"
+    # its tools decode their arguments with Go's `encoding/json` (`ToolSpec.fold_keys`): a key is
+    # matched case-insensitively (`CMD`, `Path`, `pathſ` are `cmd`, `path`, `paths`), the last wins
+    fold_keys: bool = False
 
 
 def _shell(
@@ -291,6 +299,10 @@ _DOCKER_KW: dict[str, Any] = {
     "tree_readers": ("directory_tree", "search_files", "search_files_content"),
     "dir_readers": ("list_directory",),
     "write_tool": "write_file",
+    # `FilesystemTool.resolvePath`: `filepath.Clean(filepath.Join(workingDir, path))`, no `~`
+    "tilde": "both",
+    # the tools' handlers `json.Unmarshal` the arguments into Go structs (`tools.NewHandler`)
+    "fold_keys": True,
     "operations": {
         "shell": ("shell", "cmd"),
         "read": ("read_file", "path"),
@@ -317,6 +329,7 @@ PROFILES: dict[str, Profile] = {
         write_tool="Edit",
         tree_readers=("Grep", "Glob"),
         dir_readers=("LS",),
+        tilde="home",  # Claude Code expands `~` in its tools' paths
         operations={
             "shell": ("Bash", "command"),
             "read": ("Read", "file_path"),
@@ -407,6 +420,7 @@ PROFILES: dict[str, Profile] = {
         write_tool="write_file",
         tree_readers=("file_search",),
         dir_readers=("list_directory",),
+        tilde="both",  # `get_validated_relative_path`: `(root_dir / path).resolve()`, no `~`
     ),
 }
 

@@ -40,6 +40,13 @@ class ToolSpec(Record):
     # `move` (read and removed) or `patch` (a patch text; tools: the one deciding the files it adds,
     # the one deciding the files it changes), `runtime/tool_files.py`
     files: tuple[tuple[str, ...], ...] = ()
+    # how the agent reads a leading `~` of a path argument (`kinds/path.py` `_readings`): `home`
+    # (expanded, as Claude Code does) or `both`: also a directory named `~` under the cwd, as
+    # docker-agent's `filepath.Join` and LangChain's `root_dir / path` read it, or not known
+    tilde: str = "home"
+    # argument names matched as Go's `encoding/json` matches struct fields (docker-agent): a key
+    # that case-folds to a declared argument's name is that argument (`runtime/arg_names.py`)
+    fold_keys: bool = False
 
 
 class Cond(Record):

@@ -185,7 +185,7 @@ def _pick(
                     return (
                         None  # another user's home: its real path is read too (`path.view`), the general way
                     )
-                lex = path.lexical(value, where)
+                lex = path.lexical(value, where, spec.tilde)
                 view = lex.view
             elif kind == "url":
                 if len(value) > 2048:

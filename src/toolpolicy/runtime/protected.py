@@ -215,7 +215,9 @@ def _path_hits(text: str, call: PreparedCall, matcher: Any) -> bool:
     from .kinds import CallContext
     from .views import kind_view
 
-    ctx = CallContext(cwd=call.cwd, home=call.home, policy_dir=call.policy_dir)
+    # `~` both ways: whether the tool (or bash, for a quoted `~`) expands it or not, a protected
+    # path under either reading asks
+    ctx = CallContext(cwd=call.cwd, home=call.home, policy_dir=call.policy_dir, tilde="both")
     return _in_view(kind_view("path", text, ctx), matcher, text) is not None
 
 

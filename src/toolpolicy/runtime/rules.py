@@ -109,7 +109,14 @@ class PreparedCall:
 
     @property
     def ctx(self) -> CallContext:
-        return CallContext(cwd=self.cwd, home=self.home, policy_dir=self.policy_dir, extra=self.context)
+        return CallContext(
+            cwd=self.cwd, home=self.home, policy_dir=self.policy_dir, extra=self.context, tilde=self.spec.tilde
+        )
+
+    @property
+    def tilde(self) -> str:
+        """How the tool reads a leading `~` in a path (`ToolSpec.tilde`; `path.view` asks)."""
+        return self.spec.tilde  # type: ignore[no-any-return]
 
     @property
     def unit_count(self) -> int:

@@ -133,12 +133,20 @@ class ArgView:
 
 
 class CallContext:
-    """Where a call happens: paths in it resolve against `cwd`, `~` against `home`."""
+    """Where a call happens: paths in it resolve against `cwd`, `~` against `home` (as the tool
+    reads a leading `~`: `tilde`, `ToolSpec.tilde`)."""
 
-    __slots__ = ("cwd", "extra", "home", "policy_dir")
+    __slots__ = ("cwd", "extra", "home", "policy_dir", "tilde")
 
-    def __init__(self, cwd: str, home: str, policy_dir: str, extra: dict[str, object] | None = None) -> None:
-        self.cwd, self.home, self.policy_dir = cwd, home, policy_dir
+    def __init__(
+        self,
+        cwd: str,
+        home: str,
+        policy_dir: str,
+        extra: dict[str, object] | None = None,
+        tilde: str = "home",
+    ) -> None:
+        self.cwd, self.home, self.policy_dir, self.tilde = cwd, home, policy_dir, tilde
         self.extra: dict[str, object] = {} if extra is None else extra
 
     def __repr__(self) -> str:

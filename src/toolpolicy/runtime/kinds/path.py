@@ -469,7 +469,7 @@ def view(value: object, ctx: Any, *, resolve_symlinks: bool = True) -> ArgView:
     if value is None:
         return ArgView(units=(Unit(allow_texts=(), deny_texts=()),), diagnostics=("path is null",))
     text, trusted = _as_text(value)
-    lex = _lexical(text, trusted, ctx.cwd, ctx.home or "")
+    lex = _lexical(text, trusted, ctx.cwd, ctx.home or "", getattr(ctx, "tilde", HOME))
     resolve = resolve_symlinks and len(text) <= MAX_PATH and "\x00" not in text
     units: list[Unit] = []
     targets = False
@@ -527,12 +527,13 @@ def _under_home(path: str, home: str, own: str) -> str | None:
     return None
 
 
-def lexical(value: str, ctx: Any) -> _Lexical:
-    """The memoised lexical part of the view of a string `value` (`.view`, `.joined`)."""
+def lexical(value: str, ctx: Any, tilde: str = "home") -> _Lexical:
+    """The memoised lexical part of the view of a string `value` (`.view`, `.joined`); `tilde`:
+    how the tool reads a leading `~` (`ToolSpec.tilde`: `home`, or `both`)."""
     cwd = ctx.cwd
     if len(value) > MEMO_CHARS or not cwd.startswith("/"):  # a relative cwd: the process's may change
-        return _lexical_uncached(value, True, cwd, ctx.home or "")
-    return _lexical_cached(value, True, cwd, ctx.home or "")  # one call: the fast path's way in
+        return _lexical_uncached(value, True, cwd, ctx.home or "", tilde)
+    return _lexical_cached(value, True, cwd, ctx.home or "", tilde)  # one call: the fast path's way in
 
 
 def resolves_lexically(lex: _Lexical, value: str) -> bool:
@@ -549,25 +550,25 @@ def resolves_lexically(lex: _Lexical, value: str) -> bool:
     return True
 
 
-def _lexical(text: str, trusted: bool, cwd: str, home: str) -> _Lexical:
+def _lexical(text: str, trusted: bool, cwd: str, home: str, tilde: str = "home") -> _Lexical:
     if len(text) > MEMO_CHARS or not cwd.startswith("/"):
-        return _lexical_uncached(text, trusted, cwd, home)
-    return _lexical_cached(text, trusted, cwd, home)
+        return _lexical_uncached(text, trusted, cwd, home, tilde)
+    return _lexical_cached(text, trusted, cwd, home, tilde)
 
 
-def _lexical_uncached(text: str, trusted: bool, cwd: str, home: str) -> _Lexical:
+def _lexical_uncached(text: str, trusted: bool, cwd: str, home: str, tilde: str = "home") -> _Lexical:
     c = _context(cwd, home)
     problems = _problems(text, trusted, c.home)
     allow = not problems
     units: list[Unit] = []
     joined: list[str] = []
     lexical: list[str] = []
-    for reading in _readings(text, c):
+    for reading in _readings(text, c, tilde):
         path = normalise(reading, c.cwd)
         units.append(_unit(path, (c.cwd,), allow=allow))
         joined.append(reading if reading.startswith("/") else c.cwd + "/" + reading)
         lexical.append(path)
-    units[0] = _with_raw(units[0], text, c)
+    units[0] = _with_raw(units[0], text, c, tilde)
     view = ArgView(units=_dedupe(units), diagnostics=tuple(problems))
     return _Lexical(tuple(units), tuple(joined), tuple(lexical), allow, tuple(problems), c.cwd, view)
 
@@ -769,17 +770,27 @@ def _problems(text: str, trusted: bool, home: str) -> list[str]:
     return problems
 
 
-def _readings(text: str, c: _Ctx) -> list[str]:
-    """The absolute, normalised readings of `text`: POSIX, and Windows when it differs."""
+def _readings(text: str, c: _Ctx, tilde: str = "home") -> list[str]:
+    """The readings of `text` (joined with the cwd and normalised by the caller): POSIX, and
+    Windows when it differs. A leading `~` is the home directory; for a tool that does not expand
+    it (`tilde` `both`: docker-agent, LangChain, or not known) it is also a directory named `~`
+    under the cwd (`~/../.env` is `./.env`): a deny on either reading denies, an allow needs both."""
     posix = _expand_home(text, c.home)
     if "proc" in posix and posix.startswith("/"):
         posix = _through_proc(posix, c.cwd)
     readings = [posix]
+    if tilde != "home" and posix != text and text.startswith("~"):
+        readings.append(text)  # `~/x` also as `./~/x`
     win = _windows_form(text)
     if win is not None:
-        win = _expand_home(win, c.home)
-        if normalise(win, c.cwd) != normalise(posix, c.cwd):
-            readings.append(win)
+        forms = [_expand_home(win, c.home)]
+        if tilde != "home" and forms[0] != win:
+            forms.append(win)
+        seen = {normalise(r, c.cwd) for r in readings}
+        for form in forms:
+            if normalise(form, c.cwd) not in seen:
+                readings.append(form)
+                seen.add(normalise(form, c.cwd))
     return readings
 
 
@@ -854,7 +865,7 @@ def _unit(path: str | None, bases: tuple[str, ...], *, allow: bool) -> Unit:
     return Unit(allow_texts=texts_t if allow else (), deny_texts=texts_t)
 
 
-def _with_raw(unit: Unit, text: str, c: _Ctx) -> Unit:
+def _with_raw(unit: Unit, text: str, c: _Ctx, tilde: str = "home") -> Unit:
     """Add the raw value and NUL-truncated / `~user` readings to the deny texts, and, for a call
     whose home is not the one the policy's `~` was compiled with (the process's), the path read
     under the policy's home: `Read(~/.ssh/**)` guards the call's `~/.ssh` too."""
@@ -865,7 +876,10 @@ def _with_raw(unit: Unit, text: str, c: _Ctx) -> Unit:
         if homed is not None:
             extra.append(homed)
     if "\x00" in text:
-        extra.append(normalise(_expand_home(text.split("\x00", 1)[0], c.home), c.cwd))
+        head = text.split("\x00", 1)[0]
+        extra.append(normalise(_expand_home(head, c.home), c.cwd))
+        if tilde != "home" and head.startswith("~"):
+            extra.append(normalise(head, c.cwd))
     if text.startswith("~") and text != "~" and not text.startswith("~/") and len(text) <= MAX_PATH:
         extra.append(_expand_user(text, c.cwd))
     deny = tuple(dict.fromkeys((*unit.deny_texts, *extra)))
