@@ -436,17 +436,17 @@ def test_tilde_both_ways_denies_on_either_reading_and_allows_only_when_both_are_
     engine = _engine(
         "version: 1\nprofile: docker-agent\ndefault: ask\npermissions:\n"
         f'  deny: ["read_file(/{home}/.netrc)", "read_file(./.env)"]\n'
-        f'  allow: ["read_file(/{home}/notes/**)", "read_file(./src/**)"]\n'
+        f'  allow: ["write_file(/{home}/notes/**)", "write_file(./src/**)"]\n'
     )
     # the home reading still meets a home deny (a later agent may expand it; denying costs nothing)
     assert _decide(engine, "read_file", {"path": "~/.netrc"}, ws) == "deny"
-    # the directory-named-`~` reading meets a cwd deny, also in a Windows spelling and past a NUL
+    # the directory-named-`~` reading meets a cwd deny, also in a Windows spelling
     for path in ("~/../.env", "~\\..\\.env", "~/x/../../.env"):
         assert _decide(engine, "read_file", {"path": path}, ws) == "deny", path
-    # an allow of the home does not cover `./~/notes/a`, which is what docker-agent reads
-    assert _decide(engine, "read_file", {"path": "~/notes/a.md"}, ws) == "ask"
-    assert _decide(engine, "read_file", {"path": f"{home}/notes/a.md"}, ws) == "allow"
-    assert _decide(engine, "read_file", {"path": "src/app.py"}, ws) == "allow"
+    # an allow of the home does not cover `./~/notes/a`, which is what docker-agent writes
+    assert _decide(engine, "write_file", {"path": "~/notes/a.md", "content": "x"}, ws) == "ask"
+    assert _decide(engine, "write_file", {"path": f"{home}/notes/a.md", "content": "x"}, ws) == "allow"
+    assert _decide(engine, "write_file", {"path": "src/app.py", "content": "x"}, ws) == "allow"
 
 
 @pytest.mark.parametrize("profile", ["gemini", "cursor", "copilot", "cline", "codex", "generic"])
