@@ -90,10 +90,11 @@ rules:
 """
 
 
-@pytest.mark.xfail(strict=True, reason=F1)
 @pytest.mark.parametrize("spelling", [".env/.", ".env/", "./.env//", "src/../.env/."])
 @pytest.mark.parametrize("mode", ["default", "yolo"])
 def test_readme_env_rule_holds_on_every_spelling_of_the_path(ws: Path, spelling: str, mode: str) -> None:
+    """R12c-F1 (fixed): a `when` on a path argument also reads the path the tool opens (absolute,
+    relative to the cwd, and `normpath` of the text): a deny holds if it holds on any reading."""
     # The README's example policy: "no-env-edits ... env files hold secrets". Claude Code's Write
     # resolves `file_path` with Node's `path.resolve` (the path kind's own docstring relies on it),
     # which turns `.env/.`, `.env/` and `./.env//` into `<cwd>/.env`: the call overwrites the secrets
@@ -133,7 +134,6 @@ def docker() -> Engine:
     return _engine(DOCKER)
 
 
-@pytest.mark.xfail(strict=True, reason=F2)
 @pytest.mark.parametrize(
     ("tool", "args"),
     [
@@ -152,6 +152,8 @@ def docker() -> Engine:
 def test_docker_agent_argument_names_are_read_as_go_reads_them(
     docker: Engine, ws: Path, tool: str, args: dict
 ) -> None:
+    """R12c-F2 (fixed): under docker-agent a key that Go's encoding/json folds to a declared
+    argument (`CMD`, `Path`) is that argument; the primary is decided on every spelling's value."""
     # docker-agent hands the hook `tool_input` as a map of the keys as sent (`parseToolInput`:
     # `json.Unmarshal` into `map[string]any`), then runs the tool on `json.Unmarshal` of the same
     # text into its argument struct (`RunShellArgs{Cmd string json:"cmd"}`, `ReadFileArgs{Path
@@ -162,8 +164,8 @@ def test_docker_agent_argument_names_are_read_as_go_reads_them(
     assert _decide(docker, tool, args, ws) != "allow"
 
 
-@pytest.mark.xfail(strict=True, reason=F2)
 def test_docker_agent_hook_answers_go_duplicate_keys(ws: Path, tmp_path: Path) -> None:
+    """R12c-F2 (fixed): the same call through `policy hook docker-agent`."""
     # The same call as docker-agent's pre_tool_use hook sends it, through `policy hook docker-agent`.
     policy = tmp_path / "policy.yaml"
     policy.write_text(DOCKER)
@@ -217,7 +219,6 @@ rules:
 """
 
 
-@pytest.mark.xfail(strict=True, reason=F3)
 @pytest.mark.parametrize(
     "args",
     [
@@ -226,6 +227,8 @@ rules:
     ],
 )
 def test_a_deny_condition_on_the_alias_sees_the_command_that_runs(ws: Path, args: dict) -> None:
+    """R12c-F3 (fixed): a `when` is evaluated with each value of the primary argument (and each of
+    its shell readings) put in every spelling of it: a deny holds if it holds on any."""
     # The profile declares `command` an alias of docker-agent's `cmd` ("aliases of the primary
     # argument are the primary argument", docs/decisions.md), and the packs spell their shell
     # conditions `args.command`. docker-agent runs only `cmd` (`RunShellArgs{Cmd string

@@ -36,6 +36,7 @@ from .rules import (
     prepare,
     resolve_paths,
     when_env,
+    when_readings,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
@@ -431,29 +432,23 @@ class Engine:
         return verdict
 
     def _when_eval(self, call: PreparedCall):  # type: ignore[no-untyped-def]
+        """A rule's `when` on the call: as sent, and on what the primary argument also is to the
+        agent (`rules.when_readings`: each spelling's value, a command's words, a path's forms)."""
         env: dict[str, Any] = {}
-        readings: list[tuple[str, ...]] = []
+        more: list[tuple[tuple[str, ...], tuple[Any, ...], tuple[str, ...]]] = []
 
         def run(rule: CompiledRule) -> tuple[bool | None, str | None]:
             if not env:
                 env.update(when_env(call))
-                readings.append(self._shell_readings(call, env))
-            if readings[0] and call.spec_arg is not None:
+                more.append(when_readings(call, env))
+            keys, values, readings = more[0]
+            if readings or values:
                 return self.when_table().holds_read(
-                    rule.index, env, call.spec_arg, readings[0], rule.decision == "allow"
+                    rule.index, env, keys, readings, rule.decision == "allow", values
                 )
             return self.when_holds(rule, env)
 
         return run
-
-    def _shell_readings(self, call: PreparedCall, env: Mapping[str, Any]) -> tuple[str, ...]:
-        """What a shell call's `when` also reads (`views.shell_readings`)."""
-        if call.kind != "shell" or call.spec_arg is None:
-            return ()
-        args = env.get("args")
-        from .views import shell_readings
-
-        return shell_readings(call.primary, args.get(call.spec_arg) if type(args) is dict else None)
 
     def when_holds(self, rule: CompiledRule, env: Mapping[str, Any]) -> tuple[bool | None, str | None]:
         """A rule's `when` on `env` (`{"tool", "args", "context"}`): `(True|False, None)` or
@@ -724,6 +719,9 @@ def _rule_floor(verdict: RuleVerdict, call: PreparedCall) -> Decision | None:
             f"the directory the tool runs in {call.odd_workdir}: never allowed automatically",
             "default",
         )
+    odd_args = call.odd_args
+    if odd_args is not None:
+        return Decision("ask", f"{odd_args}: never allowed automatically", "default")
     if call.kind == "shell" and call.primary is not None:
         units = call.primary.units
         if any(u.opaque for u in units):

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from .arg_names import has_variants
 from .evaluate import _unit_texts, _whole_text
 from .kinds import ArgView, Unit, path
 from .pattern_set import PatternSet, joined
 from .plan import ToolPlan, plan_for
-from .rules import MAX_READ_CHECKS, MAX_WRITE_CHECKS, normalise_args
+from .rules import MAX_READ_CHECKS, MAX_WRITE_CHECKS, normalise_args, own_path
 from .shell_targets import (
     PATTERN,
     SOFT,
@@ -30,7 +31,7 @@ from .shell_targets import (
     needs_check,
     read_tool_of,
 )
-from .views import PICKS, _url_view, plain_view, shell_readings
+from .views import PICKS, _url_view, path_readings, plain_view, shell_readings
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
@@ -79,6 +80,8 @@ def decide_fast(
         plan = plan_for(engine.policy, tool, engine.mode)
     if plan.any_key is not None or plan.spec.files:
         return None  # (`files`: other arguments name files the path rules decide, `tool_files`)
+    if plan.spec.fold_keys and has_variants(args, plan.spec):
+        return None  # a key the agent reads as a declared argument (`CMD`): `rules.prepare` reads it
     workdir = plan.spec.workdir
     if workdir and any(k in args for k in workdir):
         return None  # it runs in a directory of its own choosing (`rules.prepare` reads it)
@@ -538,7 +541,7 @@ class _When:
     """A rule's `when` on this call, evaluated on first need as the general flow does
     (`Engine._when_eval`: the same closures, the same `{"tool", "args", "context"}`)."""
 
-    __slots__ = ("args", "context", "engine", "env", "plan", "readings", "table", "view")
+    __slots__ = ("args", "context", "engine", "env", "more", "plan", "table", "view")
 
     def __init__(
         self,
@@ -551,26 +554,36 @@ class _When:
         self.engine, self.plan, self.args, self.context = engine, plan, args, context
         self.env: dict[str, Any] | None = None
         self.table: WhenTable | None = plan.when_table
-        self.view = view if plan.spec.kind == "shell" else None
-        self.readings: tuple[str, ...] | None = None
+        self.view = view if plan.spec.kind in ("shell", "path") else None
+        self.more: tuple[tuple[str, ...], tuple[Any, ...], tuple[str, ...]] | None = None
 
     def holds(self, p: int) -> bool | None:
-        """Does rule `p` hold, on the command as sent and (a shell command) on each simple
-        command's words (`WhenTable.holds_read`)? None: it could not be evaluated."""
+        """Does rule `p` hold, on the value as sent and on its other readings (a shell command's
+        simple commands' words, a path as the tool opens it: `WhenTable.holds_read`, as
+        `rules.when_readings` gives them)? None: it could not be evaluated."""
         ok = self._holds(p)
         if ok is None or self.view is None:
             return ok
-        readings = self.readings
-        if readings is None:
-            readings = self.readings = shell_readings(self.view, self.args.get(self.plan.spec.arg))  # type: ignore[arg-type]
+        more = self.more
+        if more is None:
+            more = self.more = self._more()
+        keys, values, readings = more
         allow = self.plan.rules[p].decision == "allow"
-        if not readings or ok is not allow:
+        if (not readings and not values) or ok is not allow:
             return ok
         table: Any = self.table
-        other, err = table.on_readings(
-            self.plan.rules[p].index, self._env(), self.plan.spec.arg, readings, allow
-        )
+        other, err = table.on_readings(self.plan.rules[p].index, self._env(), keys, readings, allow, values)
         return None if err is not None else other
+
+    def _more(self) -> tuple[tuple[str, ...], tuple[Any, ...], tuple[str, ...]]:
+        """`rules.when_readings` for the fast path's calls (one spelling of the primary argument)."""
+        value = self.args.get(self.plan.spec.arg)  # type: ignore[arg-type]
+        env_args = self._env()["args"]
+        keys = tuple(k for k in sorted(self.plan.primary_keys) if k in env_args)
+        if self.plan.spec.kind == "shell":
+            return keys, (), shell_readings(self.view, value)
+        own = own_path(value)
+        return keys, (() if own is None else (own,)), path_readings(self.view, value)
 
     def _holds(self, p: int) -> bool | None:
         """Rule `p`'s condition on the call as sent."""

@@ -15,12 +15,13 @@ How the matching rules are *found* is the evaluator's business: `evaluate.py` us
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Callable, Iterable, Mapping
 
 from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule, Cond, ToolSpec
 from .kinds import ArgView, CallContext, Unit
 from .plan import ToolPlan, plan_for
-from .views import kind_view, plain_view
+from .views import kind_view, path_readings, plain_view, shell_readings
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ class PreparedCall:
         "_context_in",
         "_plain",
         "commands",
+        "conflicts",
         "cwd",
         "home",
         "kind",
@@ -54,12 +56,14 @@ class PreparedCall:
         "policy_dir",
         "primary",
         "primary_keys",
+        "primary_values",
         "raw_args",
         "raw_tool",
         "resolved",
         "spec",
         "spec_arg",
         "tool",
+        "variants",
         "workdir",
     )
 
@@ -89,6 +93,10 @@ class PreparedCall:
         self.odd_workdir: str | None = None  # why that directory argument is not one plain directory
         self.primary_keys = plan.primary_keys  # the primary argument's name and its aliases
         self.primary: ArgView | None = None
+        self.primary_values: tuple[Any, ...] = ()  # its distinct values, one per spelling that differs
+        # keys the agent reads as a declared argument (`CMD` as `cmd`: `arg_names.variants`)
+        self.variants: dict[str, str] = {}
+        self.conflicts: dict[str, list[Any]] = {}  # another argument given differently by its spellings
         # a path's view is first lexical; `resolve_paths` adds symlink targets when it matters
         self.resolved = spec.kind != "path"
         self._context_in = context
@@ -100,7 +108,7 @@ class PreparedCall:
     def args(self) -> dict[str, Any] | None:
         """The arguments with aliases filled in both ways; None when they are not an object."""
         if self._args is _UNSET:
-            self._args = normalise_args(self.raw_args, self.spec.aliases)
+            self._args = normalise_args(self.raw_args, self.spec.aliases, self.variants)
         return self._args  # type: ignore[no-any-return]
 
     @property
@@ -110,7 +118,11 @@ class PreparedCall:
     @property
     def ctx(self) -> CallContext:
         return CallContext(
-            cwd=self.cwd, home=self.home, policy_dir=self.policy_dir, extra=self.context, tilde=self.spec.tilde
+            cwd=self.cwd,
+            home=self.home,
+            policy_dir=self.policy_dir,
+            extra=self.context,
+            tilde=self.spec.tilde,
         )
 
     @property
@@ -132,8 +144,21 @@ class PreparedCall:
         if key not in self._plain:
             args = self.args
             value = args.get(key) if args is not None else None
-            self._plain[key] = plain_view(value) if value is not None else None
+            view = plain_view(value) if value is not None else None
+            if key in self.conflicts:  # spelt twice, differently: deny and ask see both, no allow
+                views = [v for v in (plain_view(x) for x in self.conflicts[key]) if v is not None]
+                texts = tuple(dict.fromkeys(t for v in views for t in v.units[0].deny_texts))
+                view = ArgView(units=(Unit((), texts),), whole=texts) if texts else None
+            self._plain[key] = view
         return self._plain[key]
+
+    @property
+    def odd_args(self) -> str | None:
+        """Why the arguments are never allowed automatically (an argument other than the primary
+        given under two spellings with different values), or None."""
+        if not self.conflicts:
+            return None
+        return f"argument `{sorted(self.conflicts)[0]}` is given twice with different values"
 
 
 _UNSET = object()
@@ -227,6 +252,11 @@ def prepare(
         cwd = os.getcwd()
     if home is None:
         home = os.path.expanduser("~")
+    found: dict[str, str] = {}
+    if spec.fold_keys and isinstance(args, dict):
+        from .arg_names import variants
+
+        found = variants(args, spec)
     workdir = odd_workdir = None
     reported = context.get("workdir") if context and spec.kind == "shell" else None
     if reported is not None or (spec.workdir and isinstance(args, dict)):  # told where the command runs
@@ -236,7 +266,8 @@ def prepare(
         if reported is not None:  # the agent reports it apart from the session's cwd (Codex)
             base, odd_workdir = workdir_of(("workdir",), {"workdir": reported}, cwd, home)
         if spec.workdir and isinstance(args, dict):  # the tool's own argument, read from there
-            base, odd = workdir_of(spec.workdir, args, base, home)
+            names = (*spec.workdir, *(k for k, n in found.items() if n in spec.workdir))
+            base, odd = workdir_of(names, args, base, home)
             odd_workdir = odd_workdir or odd
         workdir = base if base != cwd else None
         if workdir is not None:  # a `when` on `context.cwd` reads where the command runs (R10d-F6)
@@ -256,9 +287,27 @@ def prepare(
     )
     call.commands = policy.commands
     call.workdir, call.odd_workdir = workdir, odd_workdir
+    if found:
+        _spelt(args, call, found)
     if isinstance(args, dict) and spec.arg is not None:
         call.primary = _primary_view(spec, args, call, resolve=False)
     return call
+
+
+def _spelt(args: dict[str, Any], call: PreparedCall, found: dict[str, str]) -> None:
+    """Note the keys of `args` the agent reads as declared arguments (`found`: `arg_names.variants`)
+    and the arguments other than the primary that their spellings give different values."""
+    call.variants = found
+    spelt = set(found.values())
+    seen: dict[str, list[Any]] = {}
+    for key, value in args.items():
+        name = found.get(key, key)
+        if name not in spelt or name in call.primary_keys or value is None:
+            continue
+        values = seen.setdefault(name, [])
+        if all(value != v for v in values):
+            values.append(value)
+    call.conflicts = {name: values for name, values in seen.items() if len(values) > 1}
 
 
 def resolve_paths(call: PreparedCall) -> bool:
@@ -288,11 +337,13 @@ def _primary_view(
     value = args.get(spec.arg) if spec.arg is not None else None
     if value is not None:
         values.append(value)
-    if len(keys) > 1 or value is None:
-        for key in sorted(keys):
+    if len(keys) > 1 or value is None or call.variants:
+        spellings = [*sorted(keys), *(k for k, n in call.variants.items() if n in keys)]
+        for key in spellings:
             other = args.get(key)
             if other is not None and all(other != v for v in values):
                 values.append(other)
+    call.primary_values = tuple(values)
     if not values:
         return None
     views = [
@@ -314,11 +365,22 @@ def _primary_view(
     return view
 
 
-def normalise_args(args: Any, aliases: Iterable[tuple[str, str]]) -> dict[str, Any] | None:
-    """Arguments that are not a JSON object match no condition (SPEC 2.3)."""
+def normalise_args(
+    args: Any, aliases: Iterable[tuple[str, str]], variants: Mapping[str, str] | None = None
+) -> dict[str, Any] | None:
+    """Arguments that are not a JSON object match no condition (SPEC 2.3). A key the agent reads
+    as a declared argument (`variants`: `CMD` as `cmd`) gives that argument the value the agent
+    uses: the last key that spells it, as Go's encoding/json decodes (`arg_names`)."""
     if not isinstance(args, dict):
         return None
     out = {str(k): v for k, v in args.items()}
+    if variants:
+        for key, value in args.items():
+            name = variants.get(key)
+            if name is not None:
+                out[name] = value
+            elif key in out and key in variants.values():
+                out[key] = value  # an exact spelling after a variant: the last one wins
     for alias, canonical in aliases:
         if alias in out and canonical not in out:
             out[canonical] = out[alias]
@@ -444,6 +506,42 @@ def combine(unit_results: list[UnitResult], verdict: RuleVerdict) -> RuleVerdict
         verdict.decision = "allow"
         verdict.rule = min((r for _, r in unit_results if r is not None), key=lambda r: r.index)
     return verdict
+
+
+def when_readings(
+    call: PreparedCall, env: Mapping[str, Any]
+) -> tuple[tuple[str, ...], tuple[Any, ...], tuple[str, ...]]:
+    """What a `when` also reads of the primary argument (`WhenTable.holds_read`): its spellings
+    present in `env` (the name, its aliases, the keys the agent reads as it), the other values it
+    is given (each spelling's, when they differ; a path's normalised text, `normpath`), whose
+    whole condition is checked, and its other readings (a shell command's words as bash reads
+    them; a path as the tool opens it, from the cwd and absolute), where an allow's exclusions are."""
+    args = env.get("args")
+    if call.spec_arg is None or type(args) is not dict:
+        return (), (), ()
+    spellings = (*sorted(call.primary_keys), *(k for k, n in call.variants.items() if n in call.primary_keys))
+    keys = tuple(k for k in spellings if k in args)
+    values = list(call.primary_values) if len(call.primary_values) > 1 else []
+    value = args.get(call.spec_arg)
+    readings: tuple[str, ...] = ()
+    if call.kind == "shell":
+        readings = shell_readings(call.primary, value)
+    elif call.kind == "path":
+        readings = path_readings(call.primary, value)
+        for v in call.primary_values or (value,):
+            own = own_path(v)
+            if own is not None and all(own != x for x in values):
+                values.append(own)
+    return keys, tuple(values), readings
+
+
+def own_path(value: object) -> str | None:
+    """A path as written, normalised lexically in its own form (`normpath`: `src/../.env/.` is
+    `.env`), when that differs; None otherwise."""
+    if type(value) is not str or not value or "\x00" in value:
+        return None
+    own = posixpath.normpath(value)
+    return own if own != value else None
 
 
 def when_env(call: PreparedCall) -> dict[str, Any]:

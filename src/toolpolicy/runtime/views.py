@@ -368,5 +368,21 @@ def shell_readings(view: Any, value: object) -> tuple[str, ...]:
     return tuple(out)
 
 
+def path_readings(view: Any, value: object) -> tuple[str, ...]:
+    """The other readings of a path for `when`: the path each unit of its view opens (`.env/.`,
+    `./.env//` and `src/../.env` are `<cwd>/.env`), absolute and, under the cwd, relative to it;
+    also `~` read as the tool reads it and a symlink's target, where the view has them."""
+    if view is None or type(value) is not str:
+        return ()
+    out: dict[str, None] = {}
+    for unit in view.units[:_MAX_PATH_READINGS]:
+        for text in unit.deny_texts[:3]:  # `path._unit`: absolute, TAG_CWD + relative, relative
+            if text != value and text[:1] not in _TAGS:
+                out[text] = None
+    return tuple(out)
+
+
+_TAGS = ("\x00", "\x01", "\x02", "\x03")
+_MAX_PATH_READINGS = 8  # units of one path view read again (POSIX, Windows, `~` both ways, targets)
 _MAX_BRACE_READINGS = 64
 _shell_words: Any = _LazyKind("shell_words")

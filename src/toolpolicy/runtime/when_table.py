@@ -85,39 +85,65 @@ class WhenTable:
         return ok, err
 
     def holds_read(
-        self, index: int, env: Mapping[str, Any], arg: str, readings: tuple[str, ...], allow: bool
+        self,
+        index: int,
+        env: Mapping[str, Any],
+        keys: tuple[str, ...],
+        readings: tuple[str, ...],
+        allow: bool,
+        values: tuple[Any, ...] = (),
     ) -> tuple[bool | None, str | None]:
-        """Rule `index`'s condition on a shell command as sent (`env`) and as bash reads it
-        (`readings`: the primary argument `arg` as each simple command's words,
-        `views.shell_readings`). See `on_readings`."""
+        """Rule `index`'s condition on the call as sent (`env`) and on what its primary argument
+        also is to the agent (`rules.when_readings`), put in each of its spellings (`keys`): the
+        other `values` it is given, and its other `readings` (a shell command's words as bash
+        reads them, `views.shell_readings`; a path as the tool opens it, `views.path_readings`).
+        See `on_readings`."""
         ok, err = self.holds(index, env)
-        if err is not None or not readings or ok is not allow:
+        if err is not None or (not readings and not values) or ok is not allow:
             return ok, err  # an error, nothing else to read, or settled (an allow fails, a deny holds)
-        return self.on_readings(index, env, arg, readings, allow)
+        return self.on_readings(index, env, keys, readings, allow, values)
 
     def on_readings(
-        self, index: int, env: Mapping[str, Any], arg: str, readings: tuple[str, ...], allow: bool
+        self,
+        index: int,
+        env: Mapping[str, Any],
+        keys: tuple[str, ...],
+        readings: tuple[str, ...],
+        allow: bool,
+        values: tuple[Any, ...] = (),
     ) -> tuple[bool | None, str | None]:
-        """The condition on the other readings of a command it held (allow) or failed (deny,
-        ask) on as sent. An allow rule's exclusions — the negated conjuncts of its condition,
-        `!args.command.matches(...)` — must hold on every reading (quoting does not hide what
-        they exclude); its other conjuncts speak of the text as sent (an importer's check of the
-        vendor's own syntax) and are not read again. A deny or ask rule's condition holds if it
-        holds on any reading."""
+        """The condition on the other readings of a value it held (allow) or failed (deny, ask)
+        on as sent, each put in every spelling of the primary argument (`keys`: `cmd` and its
+        alias `command` alike). Each of `values` — another value the agent may use (a second
+        spelling's), a path's normalised text — is a value of its own: the whole condition must
+        hold on each for an allow, and a deny or ask holds if it holds on any. An allow rule's
+        exclusions — the negated conjuncts of its condition, `!args.command.matches(...)` — must
+        hold on every reading (quoting does not hide what they exclude, nor `//` or `/.` a path);
+        its other conjuncts speak of the text as sent (an importer's check of the vendor's own
+        syntax) and are not read again. A deny or ask rule's condition holds if it holds on any
+        reading."""
         args = env.get("args")
         if type(args) is not dict:
+            return allow, None
+        for value in values:
+            ok, err = self.holds(index, {**env, "args": {**args, **dict.fromkeys(keys, value)}})
+            if err is not None:
+                return None, err
+            if ok is not allow:
+                return ok, None  # settled: a deny holds on this value, or an allow fails on it
+        if not readings:
             return allow, None
         if not allow:
             for text in readings:
                 if text == UNREAD:
                     continue  # a deny or ask holds on what was read; the rest is not guessed
-                other, err = self.holds(index, {**env, "args": {**args, arg: text}})
+                other, err = self.holds(index, {**env, "args": {**args, **dict.fromkeys(keys, text)}})
                 if err is not None:
                     return None, err
                 if other:
                     return True, None
             return False, None
-        pure = self.fields.get(index) is not None
+        pure = self.fields.get(index) in keys  # a pure condition on the primary: memoised per reading
         exclusions = self.exclusions(index)
         if exclusions and UNREAD in readings:
             return False, None  # a reading too costly to compute: an exclusion cannot be shown to hold
@@ -126,7 +152,7 @@ class WhenTable:
                 key = (index, k, text)
                 ok = self.xmemo.get(key) if pure else None
                 if ok is None:
-                    ok, err = evaluate_when(fn, {**env, "args": {**args, arg: text}})
+                    ok, err = evaluate_when(fn, {**env, "args": {**args, **dict.fromkeys(keys, text)}})
                     if err is not None:
                         return None, err
                     if pure and ok is not None:
