@@ -320,7 +320,6 @@ def _paths(n: int) -> list[str]:
     return [f"src/f{i}.py" for i in range(n - 1)] + [".env"]
 
 
-@pytest.mark.xfail(strict=True, reason=F5)
 @pytest.mark.parametrize(
     ("profile", "tool", "key"),
     [("docker-agent", "read_multiple_files", "paths"), ("gemini", "read_many_files", "include")],
@@ -328,6 +327,8 @@ def _paths(n: int) -> list[str]:
 def test_every_element_of_a_long_path_list_meets_the_deny(
     ws: Path, profile: str, tool: str, key: str
 ) -> None:
+    """R12c-F5 (fixed): past 256 elements each path's lexical texts still meet the deny and ask
+    rules (up to `views.MAX_PATH_LIST_DENY`); only the allow stops there."""
     # "everything but the secrets": `default: allow` and a read deny. docker-agent's
     # read_multiple_files reads every element of `paths` (Gemini's read_many_files every `include`
     # entry): the 257th returns `.env`. Up to 256 elements each path meets the deny; past that the
@@ -459,3 +460,26 @@ def test_tilde_on_profiles_not_verified_to_expand_it_is_read_both_ways(ws: Path,
     assert PROFILES[profile].tilde == "both"
     assert PROFILES["claude-code"].tilde == "home"
     assert PROFILES["docker-agent"].tilde == PROFILES["langchain"].tilde == "both"
+
+
+# --- R12c-F5 (fixed): the edges of long path lists ---------------------------------------------------
+
+
+def test_long_path_lists_meet_deny_and_ask_up_to_the_deny_bound_and_are_never_allowed(ws: Path) -> None:
+    from toolpolicy.runtime.views import MAX_PATH_LIST_DENY
+
+    engine = _engine(
+        "version: 1\nprofile: docker-agent\ndefault: allow\npermissions:\n"
+        '  deny: ["read_file(./.env)"]\n  ask: ["read_file(./secrets/**)"]\n'
+    )
+    spellings = [".env", "./.env", "src/../.env/.", "~/../.env"]  # each as the tool opens it
+    for spelling in spellings:
+        paths = [f"src/f{i}.py" for i in range(MAX_PATH_LIST_DENY - 1)] + [spelling]
+        assert _decide(engine, "read_multiple_files", {"paths": paths}, ws) == "deny", spelling
+    paths = ["secrets/api.key"] + [f"src/f{i}.py" for i in range(400)]
+    assert _decide(engine, "read_multiple_files", {"paths": paths}, ws) == "ask"
+    # past the deny bound the list is one text: asked, never allowed (the default here is allow)
+    paths = [f"src/f{i}.py" for i in range(MAX_PATH_LIST_DENY + 1)]
+    assert _decide(engine, "read_multiple_files", {"paths": paths}, ws) == "ask"
+    # a list with an element that is not a string is one text too: never allowed
+    assert _decide(engine, "read_multiple_files", {"paths": [*paths[:300], 7]}, ws) == "ask"

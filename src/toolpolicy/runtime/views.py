@@ -49,6 +49,9 @@ else:
 
 MAX_VALUE_CHARS = 1 << 20  # a plain value larger than this is never allowed by a pattern
 MAX_PATH_LIST = 256  # a path argument that is a list of up to this many strings: each is a path
+# a longer list of strings: each element's lexical texts still meet the deny and ask rules (no
+# allow: the call asks at least); past this many, the list is one text (deny-only)
+MAX_PATH_LIST_DENY = 4096  # (about 0.3 s of lexical views, cold: a bound on a hostile call)
 _LIST_TAG = ("\x02list",)
 _SURROGATE = lazy_compile("[\ud800-\udfff]")
 
@@ -239,6 +242,12 @@ class PathKind:
                 tuple(t for v in parts for t in v.whole),
                 tuple(d for v in parts for d in v.diagnostics),
             )
+        if (
+            type(value) is list
+            and MAX_PATH_LIST < len(value) <= MAX_PATH_LIST_DENY
+            and all(type(v) is str for v in value)
+        ):
+            return _long_path_list(value, ctx)
         text = to_text(value)
         if text is None:
             return None
@@ -246,6 +255,22 @@ class PathKind:
 
     def approx_globs(self, spec: str) -> tuple[str, ...]:
         return path.approx_globs(spec)
+
+
+def _long_path_list(value: list[str], ctx: Any) -> ArgView:
+    """A list of more paths than are resolved one by one (`MAX_PATH_LIST`): every element's
+    lexical texts meet the deny and ask rules (a deny anywhere denies), and no allow (it asks)."""
+    tilde = getattr(ctx, "tilde", "home")
+    units: dict[tuple[str, ...], None] = {}
+    for v in value:
+        lex = path.lexical(clean(v), ctx, tilde)
+        for u in lex.view.units:
+            units[u.deny_texts] = None
+    return ArgView(
+        tuple(Unit((), texts) for texts in units),
+        (),
+        (f"a list of more than {MAX_PATH_LIST} paths is never allowed by a pattern",),
+    )
 
 
 class UrlKind:
