@@ -483,3 +483,125 @@ def test_long_path_lists_meet_deny_and_ask_up_to_the_deny_bound_and_are_never_al
     assert _decide(engine, "read_multiple_files", {"paths": paths}, ws) == "ask"
     # a list with an element that is not a string is one text too: never allowed
     assert _decide(engine, "read_multiple_files", {"paths": [*paths[:300], 7]}, ws) == "ask"
+
+
+# --- R12c-F1 (fixed): the edges of path readings in `when` -----------------------------------------
+
+PATH_WHEN = """
+version: 1
+profile: claude-code
+default: ask
+mode: yolo
+rules:
+  - id: r
+    decision: {decision}
+    match: "Write|Read"
+    when: '{when}'
+"""
+
+
+@pytest.mark.parametrize("tool", ["Write", "Read"])
+def test_an_allow_condition_holds_on_the_normalised_path_and_its_exclusions_on_every_reading(
+    ws: Path, tool: str
+) -> None:
+    args = {"content": "x"} if tool == "Write" else {}
+    starts = _engine(PATH_WHEN.format(decision="allow", when='args.file_path.startsWith("src/")'))
+    for path in ("src/app.py", "src/./app.py", "src//app.py"):
+        assert _decide(starts, tool, {"file_path": path, **args}, ws) == "allow", path
+    # `src/../.env` starts with `src/` as sent, not as the tool opens it: yolo asks instead (default)
+    assert (
+        str(starts.decide(tool, {"file_path": "src/../.env", **args}, context={"cwd": str(ws)}).source)
+        != "rule"
+    )
+    excludes = _engine(PATH_WHEN.format(decision="allow", when='!args.file_path.endsWith(".env")'))
+    assert _decide(excludes, tool, {"file_path": "src/app.py", **args}, ws) == "allow"
+    for path in (".env/.", ".env/", "./.env//", "src/../.env/."):
+        decided = excludes.decide(tool, {"file_path": path, **args}, context={"cwd": str(ws)})
+        assert decided.source != "rule", path
+
+
+def test_a_deny_or_ask_condition_on_the_absolute_or_relative_form_meets_any_spelling(ws: Path) -> None:
+    absolute = _engine(PATH_WHEN.format(decision="deny", when=f'args.file_path == "{ws}/.env"'))
+    relative = _engine(
+        PATH_WHEN.format(decision="ask", when='args.file_path == ".env"').replace("yolo", "default")
+    )
+    for path in (".env", "./.env", ".env/.", f"{ws}//.env", "src/../.env"):
+        assert _decide(absolute, "Write", {"file_path": path, "content": "x"}, ws) == "deny", path
+        decided = relative.decide("Write", {"file_path": path, "content": "x"}, context={"cwd": str(ws)})
+        assert (decided.decision, decided.rule) == ("ask", "r"), path
+    # a path that is not `.env` is not denied by it
+    assert _decide(absolute, "Write", {"file_path": ".env.example", "content": "x"}, ws) == "allow"
+
+
+# --- R12c-F2 (fixed): the edges of argument names as Go reads them ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "expected"),
+    [
+        # a lone case variant is the argument: decided as it (allowed when the value is)
+        pytest.param("shell", {"CMD": "ls -la"}, "allow", id="lone-variant-allowed"),
+        pytest.param("shell", {"Cmd": "rm -rf ~"}, "deny", id="lone-variant-denied"),
+        # Go folds the long s and the Kelvin sign to ASCII letters: `pathſ` is `paths`
+        pytest.param(
+            "read_multiple_files", {"paths": ["src/app.py"], "path\u017f": [".env"]}, "deny", id="long-s"
+        ),
+        pytest.param("read_file", {"PATH": "src/app.py", "path": ".env"}, "deny", id="exact-last"),
+        # a name that folds to none is not an argument (the tool ignores it)
+        pytest.param("shell", {"cmd": "ls", "cmdx": "rm -rf ~"}, "allow", id="other-name"),
+        # the directory the command runs in, spelt `CWD`: decided there (`//etc/shadow`)
+        pytest.param("shell", {"cmd": "cat shadow", "CWD": "/etc"}, "deny", id="workdir-variant"),
+    ],
+)
+def test_docker_agent_argument_name_edges(ws: Path, tool: str, args: dict, expected: str) -> None:
+    engine = _engine(
+        DOCKER.replace('"write_file(./.git/**)"', '"write_file(./.git/**)", "read_file(//etc/shadow)"')
+    )
+    assert _decide(engine, tool, args, ws) == expected
+
+
+def test_another_argument_spelt_twice_differently_is_never_allowed(ws: Path) -> None:
+    engine = _engine(DOCKER.replace("default: ask", "default: ask\nmode: yolo"))
+    args = {"path": "src/new.py", "content": "ok", "Content": "other"}
+    decided = engine.decide("write_file", args, context={"cwd": str(ws)})
+    assert decided.decision == "ask" and "given twice" in decided.reason
+    # the same value twice is one argument
+    assert (
+        _decide(engine, "write_file", {"path": "src/new.py", "content": "ok", "CONTENT": "ok"}, ws) == "allow"
+    )
+
+
+def test_only_go_decoding_profiles_fold_argument_names(ws: Path) -> None:
+    from toolpolicy.policies.profiles import PROFILES
+
+    assert {name for name, p in PROFILES.items() if p.fold_keys} == {"docker-agent", "generic"}
+    claude = _engine(
+        'version: 1\nprofile: claude-code\ndefault: ask\npermissions:\n  allow: ["Read(./src/**)"]\n'
+    )
+    # Claude Code validates its tools' input against a case-sensitive schema: `FILE_PATH` is not read
+    assert _decide(claude, "Read", {"file_path": "src/app.py", "FILE_PATH": ".env"}, ws) == "allow"
+
+
+# --- R12c-F3 (fixed): the edges of `when` on every spelling of the primary -------------------------
+
+
+def test_an_allow_condition_must_hold_on_every_spelling_of_the_primary(ws: Path) -> None:
+    engine = _engine(
+        "version: 1\nprofile: docker-agent\ndefault: ask\nrules:\n"
+        "  - {id: ls, decision: allow, match: shell, when: 'args.command.startsWith(\"ls\")'}\n"
+    )
+    assert _decide(engine, "shell", {"cmd": "ls -la"}, ws) == "allow"
+    assert _decide(engine, "shell", {"cmd": "ls", "command": "ls -la"}, ws) == "allow"
+    for args in ({"cmd": "rm -rf src", "command": "ls"}, {"cmd": "ls", "CMD": "rm -rf src"}):
+        assert _decide(engine, "shell", args, ws) == "ask", args
+
+
+def test_shell_readings_reach_every_spelling_of_the_primary(ws: Path) -> None:
+    # bash reads `ip 'addr' 'del' x` as `ip addr del x`: a condition on the alias sees it too
+    engine = _engine(
+        "version: 1\nprofile: docker-agent\ndefault: ask\npermissions:\n  allow: [shell]\nrules:\n"
+        "  - {id: no-del, decision: deny, match: shell, when: 'args.command.matches(\"ip addr del\")'}\n"
+    )
+    assert _decide(engine, "shell", {"cmd": "ip 'addr' 'del' x"}, ws) == "deny"
+    assert _decide(engine, "shell", {"cmd": "ls", "command": "ip 'addr' \"del\" x"}, ws) == "deny"
+    assert _decide(engine, "shell", {"cmd": "ip addr show"}, ws) == "allow"
