@@ -6,8 +6,8 @@ matches keys case-insensitively, the last duplicate winning), an argument sent u
 spelt so the tool reads another text than the condition does, path lists past the per-element bound,
 and URL and address spellings against `domain:` and `address:` rules (these held).
 
-Findings (strict xfails until fixed; each test says why the call is dangerous and what the author
-meant):
+Findings (all fixed on branch f12c; each test says why the call is dangerous and what the author
+meant, and the edges of each fix are tested at the end of the file):
 
 * R12c-F1: a `when` over a path argument reads the value as sent, never its normalised reading: the
   README's own `no-env-edits` rule (`args.file_path.endsWith(".env")`) misses `Write .env/.`, which
