@@ -91,9 +91,7 @@ def test_embedded_model_is_assembled_atomically_and_verified(
 
 def test_local_judge_through_the_dispatcher(gemma: LoadedModel) -> None:
     runner = HookRunner(session_id="s1", cwd="/work")
-    started = time.monotonic()
     result = runner.run_sync("pre_tool_use", [HookGroup(None, (local_hook(),))], CALL)
-    elapsed = time.monotonic() - started
     [verdict] = result.verdicts
     if verdict.failed:  # a failed judge denies on a fail-closed event
         assert result.decision == "deny"
@@ -102,7 +100,6 @@ def test_local_judge_through_the_dispatcher(gemma: LoadedModel) -> None:
         assert verdict.reason
         assert verdict.system_message == f"🤖 model judge: {verdict.decision} — {verdict.reason}"
         assert result.decision == verdict.decision
-    assert elapsed < 30
 
 
 def test_json_grammar_reply_parses(gemma: LoadedModel) -> None:
