@@ -28,12 +28,13 @@ from typing import Any
 from ..errors import PolicyError
 from ..source import Source
 from ..vocabulary import ErrorCode
-from .loader import syntax_of, validate
+from .loader import _dotted, syntax_of, validate
 from .located import load_text
 from .schema import PolicyDocument
 
 SYNTAXES = ("yaml", "toml", "json")
 SETTINGS = ("name", "profile", "default", "mode", "glob")
+_INHERITED = ("profile", "default", "mode", "glob")  # written even at their default under `extends`
 _ABSENT = object()
 
 # (key, default to omit, child canonicaliser); `_ABSENT` = never omitted.
@@ -43,23 +44,29 @@ Spec = list[tuple[str, Any, Callable[[Any], Any] | None]]
 # ---- the canonical form, on plain dicts and ruamel CommentedMaps alike -----------------------------
 
 
-def canonicalise(data: Any) -> Any:
-    """Reorder keys and drop defaults in place (comments of a ruamel document move with their keys)."""
-    keep_settings = bool(data.get("extends"))
-    spec: Spec = [
+def _canonical_top() -> Spec:
+    return [
         ("version", _ABSENT, None),
         ("name", None, None),
         ("extends", [], None),
-        *(
-            (k, _ABSENT if keep_settings else d, None)
-            for k, d in (("profile", "generic"), ("default", "ask"), ("mode", "default"))
-        ),
-        ("glob", _ABSENT if keep_settings else {}, _glob),
+        ("profile", "generic", None),
+        ("default", "ask", None),
+        ("mode", "default", None),
+        ("glob", {}, _glob),
         ("tools", {}, _tools),
         ("permissions", {}, _permissions),
         ("rules", [], _each(_rule)),
         ("hooks", {}, _hooks),
         ("tests", [], _each(_test)),
+    ]
+
+
+def canonicalise(data: Any) -> Any:
+    """Reorder keys and drop defaults in place (comments of a ruamel document move with their keys)."""
+    keep_settings = bool(data.get("extends"))
+    spec: Spec = [
+        (key, _ABSENT if keep_settings and key in _INHERITED else default, child)
+        for key, default, child in _TOP
     ]
     return _apply(data, spec)
 
@@ -201,6 +208,9 @@ def _call(node: Any) -> Any:
     return _apply(node, [("tool", _ABSENT, None), ("args", None, None), ("context", {}, None)])
 
 
+_TOP: Spec = _canonical_top()
+
+
 # ---- writers ----------------------------------------------------------------------------------------
 
 
@@ -217,14 +227,62 @@ def format_text(source: Source, *, to: str | None = None) -> str:
     if target == "yaml" and syntax == "yaml":
         text = _yaml_round_trip(source)
     else:
-        data = canonicalise(_plain(located.data))
+        data = canonicalise(_plain(located, source))
         text = _write(data, target, source)
+        if not _detected_native(text, target, source) and "profile" not in data:
+            # e.g. `{"version": 1, "permissions": {"allow": ["Read(./**)"]}}` reads as Cursor's
+            # cli-config: write the profile (a native-only key) so the output loads as native
+            data = _with_key(data, "profile", original.profile)
+            text = _write(data, target, source)
     _check_result(original, text, target, source)
     return text
 
 
-def _plain(data: Any) -> Any:
-    return json.loads(json.dumps(data))  # a deep copy of plain JSON-able data
+def _plain(located: Any, source: Source) -> Any:
+    """A deep copy of the document as plain JSON data; a value JSON has no type for (a YAML/TOML date
+    or time in a test's arguments) is a located `policy_fmt_error`, never a crash."""
+    try:
+        return json.loads(json.dumps(located.data))
+    except (TypeError, ValueError):
+        path, value = _non_json(located.data, ()) or ((), None)
+        where = _dotted(path)
+        raise PolicyError(
+            f"`{where}` is a {type(value).__name__} (`{value}`), which a policy cannot hold",
+            code=ErrorCode.FMT_ERROR,
+            location=located.loc(path),
+            help="quote it to make it a string: policy values are JSON data",
+        ) from None
+
+
+def _non_json(node: Any, path: tuple[Any, ...]) -> tuple[tuple[Any, ...], Any] | None:
+    """The path and value of the first value in `node` that JSON cannot write."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else None
+    if items is None:
+        return None if node is None or isinstance(node, str | int | float) else (path, node)
+    for key, value in items:
+        found = _non_json(value, (*path, key))
+        if found is not None:
+            return found
+    return None
+
+
+def _detected_native(text: str, target: str, source: Source) -> bool:
+    """Whether a formatted text is detected as a native policy when read back (as `policy check`
+    and the hook read it), not as another agent's settings."""
+    from .formats import NATIVE, detect_format
+
+    return detect_format(_formatted_name(source, target), text) == NATIVE
+
+
+def _formatted_name(source: Source, target: str) -> str:
+    return source.name + "#formatted" + {"yaml": ".yaml", "toml": ".toml", "json": ".json"}[target]
+
+
+def _with_key(data: dict[str, Any], key: str, value: Any) -> dict[str, Any]:
+    """`data` with `key` written even where it holds the default, in the canonical order."""
+    out = {**data, key: value}
+    _reorder(out, [k for k, _, _ in _TOP])
+    return out
 
 
 def _yaml_round_trip(source: Source) -> str:
@@ -278,9 +336,16 @@ def _no_nulls(node: Any, path: tuple[Any, ...], source: Source) -> None:
 
 
 def _check_result(original: PolicyDocument, text: str, target: str, source: Source) -> None:
-    suffix = {"yaml": ".yaml", "toml": ".toml", "json": ".json"}[target]
+    if not _detected_native(text, target, source):
+        raise PolicyError(
+            f"formatting `{source.name}` as {target} would write a file that reads as another "
+            "agent's settings; nothing was written",
+            code=ErrorCode.FMT_ERROR,
+            file=source.name,
+            help="this is a bug in toolpolicy: please report it with the policy",
+        )
     try:
-        again = validate(load_text(Source(source.name + "#formatted" + suffix, text), target))
+        again = validate(load_text(Source(_formatted_name(source, target), text), target))
     except PolicyError as exc:
         raise PolicyError(
             f"formatting `{source.name}` produced an invalid policy: {exc.message}",

@@ -168,23 +168,28 @@ def _detect_json(text: str) -> str:
         if more:
             return more
         return "claude-code" if re.search(r'"(permissions|hooks)"\s*:', text) else NATIVE
+    if native_document(data):
+        return NATIVE  # decided on the parsed keys, before any importer's sniffing
     more = detect_json(data)
     if more:
         return more
-    if native_without_version(data):
-        return NATIVE  # the native loader reports the missing `version`, located, with a hint
     # Claude Code settings never carry `version`, which a native policy requires.
     return "claude-code" if isinstance(data, dict) and "version" not in data else NATIVE
 
 
-def native_without_version(data: Any) -> bool:
-    """Whether a parsed document is a native policy that lacks `version` (SPEC 1 requires it): no
-    `version`, only native top-level keys, and at least one key that only the native format has,
-    with a native value. Such a file goes to the native loader, which reports the missing key,
-    instead of being imported as another agent's settings (where its rules would be ignored)."""
-    if not isinstance(data, dict) or "version" in data or not _native_keys(set(data)):
+def native_document(data: Any) -> bool:
+    """Whether a parsed document is a native policy, whatever its syntax or key quoting: it has a
+    native-only top-level key with a native value (`default: deny`, `profile: claude-code`,
+    `rules: [...]`, ...) and either only native top-level keys or `version: 1`. Detection asks this
+    before any importer looks at the document: a native policy read as another agent's settings
+    would lose its `default`, `profile` and rules silently (R12e-F1). A document with `version: 1`,
+    a native-only key and a foreign key goes to the native loader, which reports the unknown key."""
+    if not isinstance(data, dict) or not any(
+        key in data and shape(data[key]) for key, shape in _NATIVE_ONLY.items()
+    ):
         return False
-    return any(key in data and shape(data[key]) for key, shape in _NATIVE_ONLY.items())
+    version = data.get("version")
+    return _native_keys(set(data)) or (type(version) is int and version == 1)
 
 
 def _native_keys(keys: set[Any]) -> bool:
@@ -220,7 +225,7 @@ def _detect_toml(text: str) -> str:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         return _sniff(text)
-    if "version" in data or native_without_version(data):
+    if "version" in data or native_document(data):
         return NATIVE
     if not data or isinstance(data.get("rule"), list) or "safety_checker" in data:
         return "gemini"  # an empty Gemini policy is valid, an empty native one is not
@@ -234,12 +239,24 @@ def _detect_toml(text: str) -> str:
 
 
 def _detect_yaml(text: str) -> str:
-    keys = set(_YAML_KEY.findall(text))
-    if "version" in keys or _native_keys(keys):
+    data = _yaml_data(text)
+    keys = {str(key) for key in data} if isinstance(data, dict) else set(_YAML_KEY.findall(text))
+    if native_document(data) or "version" in keys or _native_keys(keys):
         return NATIVE
     if keys & {"agents", "permissions", "models", "settings"}:
         return "docker-agent"
     return NATIVE
+
+
+def _yaml_data(text: str) -> Any:
+    """A YAML text as the parser reads it (quoted keys, flow style, JSON alike); None when it does
+    not parse (the top-level keys are then found on line starts, and the loader reports why)."""
+    from ..located import load_yaml
+
+    try:
+        return load_yaml(Source("<detect>.yaml", text)).data
+    except PolicyError:
+        return None
 
 
 def _sniff(text: str) -> str:
