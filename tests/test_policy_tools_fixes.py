@@ -152,3 +152,202 @@ def test_fmt_reports_a_date_located(tmp_path: Path, name: str, text: str, where:
     assert "call.args.at" in result.output or "call.context.at" in result.output
     assert f"{src}{where}" in result.output
     assert "quote it" in result.output
+
+
+# ---- R12e-F2..F4: `policy diff` in every mode, on tool specs, and outside the rules -----------------
+
+from toolpolicy import load_policy  # noqa: E402
+from toolpolicy.analysis.diff import diff_policies  # noqa: E402
+
+
+def _policies(tmp_path: Path, old: str, new: str) -> tuple[Path, Path]:
+    a, b = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    a.write_text(textwrap.dedent(old).lstrip(), encoding="utf-8")
+    b.write_text(textwrap.dedent(new).lstrip(), encoding="utf-8")
+    return a, b
+
+
+def _diff(tmp_path: Path, old: str, new: str) -> tuple[object, int, str]:
+    a, b = _policies(tmp_path, old, new)
+    result = diff_policies(load_policy(a), load_policy(b))
+    run = CliRunner().invoke(cli, ["diff", "--exit-code", str(a), str(b)])
+    assert run.exception is None or isinstance(run.exception, SystemExit), run.exception
+    return result, run.exit_code, run.output
+
+
+def _tool(result: object, name: str) -> object:
+    return next(t for t in result.tools if t.tool.name == name)  # type: ignore[attr-defined]
+
+
+DROP = "version: 1\nrules:\n  - {decision: deny, match: mcp__db__drop_table%s}\n"
+
+
+def test_an_allow_added_for_one_mode_only_is_more_permissive_in_that_mode(tmp_path: Path) -> None:
+    new = DROP % "" + "  - {decision: allow, match: mcp__db__drop_table, priority: 5, modes: [auto_edit]}\n"
+    result, code, out = _diff(tmp_path, DROP % "", new)
+    tool = _tool(result, "mcp__db__drop_table")
+    assert tool.change == "more permissive" and code == 1  # type: ignore[attr-defined]
+    assert [e.mode for e in tool.examples] == ["auto_edit"]  # type: ignore[attr-defined]
+    assert "[mode auto_edit]" in out
+
+
+def test_same_rules_in_every_mode_stay_proven_equivalent(tmp_path: Path) -> None:
+    text = DROP % ", modes: [yolo, default]"
+    result, code, out = _diff(tmp_path, text, text)
+    tool = _tool(result, "mcp__db__drop_table")
+    assert (tool.change, tool.exact) == ("equivalent", True)  # type: ignore[attr-defined]
+    assert code == 0 and "modes compared: default, yolo, non_interactive, auto_edit" in out
+
+
+def test_policies_in_different_modes_are_compared_each_in_its_own_too(tmp_path: Path) -> None:
+    result, code, out = _diff(tmp_path, "version: 1\n", "version: 1\nmode: yolo\n")
+    assert result.modes[0] == "default->yolo"  # type: ignore[attr-defined]
+    assert result.more_permissive() and code == 1  # type: ignore[attr-defined]
+    assert "mode: default -> yolo" in out
+
+
+KIND = """
+version: 1
+profile: claude-code
+%s
+permissions:
+  allow:
+    - %s
+"""
+
+
+@pytest.mark.parametrize(
+    ("tools", "allow"),
+    [
+        ("tools: {Read: {kind: generic, arg: file_path}}", "Read(./src/**)"),
+        ("tools: {Bash: {kind: generic, arg: cmd}}", "Bash(git status *)"),
+        ("tools: {Bash: {kind: shell, arg: command, aliases: {cmd: command}}}", "Bash(git status *)"),
+    ],
+    ids=["path-to-generic", "arg-renamed", "aliases-added"],
+)
+def test_a_tool_spec_change_is_never_just_less_permissive(tmp_path: Path, tools: str, allow: str) -> None:
+    result, code, out = _diff(tmp_path, KIND % ("", allow), KIND % (tools, allow))
+    tool = _tool(result, allow.split("(")[0])
+    assert tool.change in ("more permissive", "incomparable"), tool.change  # type: ignore[attr-defined]
+    assert code == 1, out
+
+
+@pytest.mark.parametrize(
+    ("old", "tools"),
+    [
+        ("permissions: {deny: [Read(./secrets/**)]}", "tools: {Read: {kind: generic, arg: file_path}}"),
+        ("permissions: {deny: [Bash(rm *)]}", "tools: {Bash: {kind: generic, arg: command}}"),
+    ],
+    ids=["path-deny", "shell-deny"],
+)
+def test_a_deny_read_as_a_plain_glob_is_shown_more_permissive(tmp_path: Path, old: str, tools: str) -> None:
+    head = "version: 1\nprofile: claude-code\ndefault: allow\n"
+    result, code, _out = _diff(tmp_path, head + old + "\n", head + old + "\n" + tools + "\n")
+    tool = _tool(result, "Read" if "Read" in old else "Bash")
+    assert tool.change in ("more permissive", "incomparable") and code == 1  # type: ignore[attr-defined]
+    assert any(e.direction == "more permissive" for e in tool.examples)  # type: ignore[attr-defined]
+
+
+def test_chained_witnesses_show_what_a_glob_allow_lets_through(tmp_path: Path) -> None:
+    """The glob witnesses alone only show `git status` allow -> ask; the rereading ones show a
+    chained command newly allowed."""
+    allow = "Bash(git status *)"
+    result, _code, _out = _diff(
+        tmp_path, KIND % ("", allow), KIND % ("tools: {Bash: {kind: generic, arg: command}}", allow)
+    )
+    more = [e for e in _tool(result, "Bash").examples if e.direction == "more permissive"]  # type: ignore[attr-defined]
+    assert any(op in e.args["command"] for e in more for op in (";", "&&", "|", "$(")), more
+
+
+def test_an_unchanged_spec_is_not_called_incomparable(tmp_path: Path) -> None:
+    tools = "tools: {Bash: {kind: shell, arg: command}}"
+    result, code, _out = _diff(
+        tmp_path, KIND % ("", "Bash(git status *)"), KIND % (tools, "Bash(git status *)")
+    )
+    assert _tool(result, "Bash").change == "equivalent" and code == 0  # type: ignore[attr-defined]
+
+
+def test_a_profile_change_makes_its_tools_incomparable(tmp_path: Path) -> None:
+    result, code, _out = _diff(
+        tmp_path, "version: 1\nprofile: claude-code\n", "version: 1\nprofile: generic\ndefault: deny\n"
+    )
+    assert _tool(result, "Bash").change == "incomparable" and code == 1  # type: ignore[attr-defined]
+
+
+HOOK = """
+version: 1
+profile: claude-code
+default: allow
+hooks:
+%s
+"""
+GUARD = "  tool_guard:\n    - matcher: Bash\n      hooks:\n        - {type: command, command: 'exit 2'}\n"
+GUARD2 = "  tool_guard:\n    - matcher: Bash\n      hooks:\n        - {type: command, command: 'exit 0'}\n"
+PRE = "  pre_tool_use:\n    - matcher: Bash\n      hooks:\n        - {type: command, command: 'echo ok'}\n"
+PRE_ALL = "  pre_tool_use:\n    - hooks:\n        - {type: command, command: 'echo all'}\n"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "loosens", "says"),
+    [
+        (GUARD, "", True, "tool_guard `Bash`: 1 hook(s) removed"),
+        ("", GUARD, False, "tool_guard `Bash`: 1 hook(s) added"),
+        (GUARD, GUARD2, True, "1 hook(s) removed (command: exit 2), 1 hook(s) added"),
+        ("", PRE, True, "pre_tool_use `Bash`: 1 hook(s) added"),
+        (
+            PRE + PRE_ALL.replace("  pre_tool_use:\n", ""),
+            PRE_ALL + PRE.replace("  pre_tool_use:\n", ""),
+            True,
+            "pre_tool_use: groups reordered",
+        ),
+    ],
+    ids=["guard-removed", "guard-added", "guard-changed", "pre-tool-use-added", "reordered"],
+)
+def test_hook_changes_are_listed_and_gate_the_exit_code(
+    tmp_path: Path, old: str, new: str, loosens: bool, says: str
+) -> None:
+    result, code, out = _diff(
+        tmp_path, HOOK % old if old else HOOK % "  {}", HOOK % new if new else HOOK % "  {}"
+    )
+    assert says in out, out
+    assert [c.loosens for c in result.changes] == [loosens]  # type: ignore[attr-defined]
+    assert code == (1 if loosens else 0)
+
+
+def test_same_hooks_are_no_change(tmp_path: Path) -> None:
+    result, code, _out = _diff(tmp_path, HOOK % GUARD, HOOK % GUARD)
+    assert result.changes == [] and code == 0  # type: ignore[attr-defined]
+
+
+CMDS = "version: 1\nprofile: claude-code\ndefault: allow\n%s"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        ("", "commands:\n  cp: {operands: data}\n", "`cp` changed"),
+        ("commands:\n  mytool: {operands: write}\n", "", "`mytool` removed"),
+        ("", "commands:\n  mytool: {operands: data}\n", "`mytool` added"),
+    ],
+)
+def test_command_knowledge_changes_may_loosen(tmp_path: Path, old: str, new: str, says: str) -> None:
+    result, code, out = _diff(tmp_path, CMDS % old, CMDS % new)
+    assert says in out and code == 1, out
+    assert [c.what for c in result.changes] == ["commands"]  # type: ignore[attr-defined]
+
+
+def test_same_command_knowledge_is_no_change(tmp_path: Path) -> None:
+    text = CMDS % "commands:\n  mytool: {operands: data}\n"
+    result, code, _out = _diff(tmp_path, text, text)
+    assert result.changes == [] and code == 0  # type: ignore[attr-defined]
+
+
+def test_diff_json_carries_modes_and_changes(tmp_path: Path) -> None:
+    import json
+
+    a, b = _policies(tmp_path, HOOK % GUARD, HOOK % "  {}")
+    run = CliRunner().invoke(cli, ["diff", "--format", "json", str(a), str(b)])
+    data = json.loads(run.output)
+    assert data["more_permissive"] is True
+    assert data["modes"] == ["default", "yolo", "non_interactive", "auto_edit"]
+    assert data["changes"][0]["what"] == "hooks" and data["changes"][0]["loosens"] is True

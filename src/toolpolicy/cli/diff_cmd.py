@@ -1,9 +1,12 @@
 """`policy diff OLD NEW`: per tool, whether NEW is more or less permissive than OLD, with example calls.
 
 Place in the pipeline: the command over `analysis.diff.diff_policies`. Text lists the tools whose
-decisions change, each with concrete calls and both decisions; JSON gives everything (`--all` adds
-the unchanged tools to the text too). Exit: 0 (also when policies differ), 1 with `--exit-code`
-when NEW is more permissive for some call, 2 usage error or a policy that does not load.
+decisions change, each with concrete calls and both decisions (and the mode they were decided in,
+when it is not the policies' own), then the changes outside the rules (hooks, command knowledge);
+JSON gives everything (`--all` adds the unchanged tools to the text too). Exit: 0 (also when
+policies differ), 1 with `--exit-code` when NEW may be more permissive: for some call, for a tool
+it cannot compare, or through a change outside the rules that may loosen (see `analysis.diff`);
+2 usage error or a policy that does not load.
 """
 
 from __future__ import annotations
@@ -44,7 +47,13 @@ def _load(path: str, fmt: str | None) -> Any:
 @click.option(
     "--examples", type=click.IntRange(1, 50), default=3, help="example calls per tool and direction"
 )
-@click.option("--exit-code", "exit_code", is_flag=True, help="exit 1 when NEW is more permissive somewhere")
+@click.option(
+    "--exit-code",
+    "exit_code",
+    is_flag=True,
+    help="exit 1 when NEW may be more permissive somewhere (incomparable tools and hook or "
+    "command-knowledge changes included)",
+)
 def diff_command(
     old: str, new: str, fmt: str | None, out_format: str, show_all: bool, examples: int, exit_code: bool
 ) -> None:
@@ -62,6 +71,8 @@ def diff_command(
 def render_text(result: Any, out: TextIO, *, show_all: bool) -> None:
     for key, (a, b) in result.settings.items():
         out.write(f"{key}: {a} -> {b}\n")
+    for change in result.changes:
+        out.write(change.describe() + "\n")
     for note in result.notes:
         out.write(f"note: {note}\n")
     for td in result.tools:
@@ -71,7 +82,8 @@ def render_text(result: Any, out: TextIO, *, show_all: bool) -> None:
         out.write(f"{td.tool.describe()}: {change}" + ("" if td.exact else " (approximate)") + "\n")
         for ex in td.examples:
             call = json.dumps(ex.call(), ensure_ascii=False)
-            out.write(f"  {call}: {_side(ex.old)} -> {_side(ex.new)}\n")
+            mode = "" if ex.mode == result.modes[0] else f" [mode {ex.mode}]"
+            out.write(f"  {call}: {_side(ex.old)} -> {_side(ex.new)}{mode}\n")
         for note in td.notes:
             if not note.startswith("approximate") or td.change != "equivalent" or show_all:
                 out.write(f"  note: {note}\n")
@@ -94,7 +106,10 @@ def _summary(result: Any) -> str:
     ]
     text = f"{changed} of {len(result.tools)} tool(s) changed" + (": " + ", ".join(parts) if parts else "")
     approx = sum(1 for td in result.tools if not td.exact)
-    return text + (f"; {approx} compared approximately" if approx else "")
+    text += f"; {approx} compared approximately" if approx else ""
+    loosening = sum(1 for c in result.changes if c.loosens)
+    text += f"; {loosening} change(s) outside the rules that may loosen" if loosening else ""
+    return text + f" (modes compared: {', '.join(result.modes)})"
 
 
 def to_json(result: Any, old: str, new: str) -> dict[str, Any]:
@@ -103,6 +118,8 @@ def to_json(result: Any, old: str, new: str) -> dict[str, Any]:
         "new": new,
         "more_permissive": result.more_permissive(),
         "settings": {k: {"old": a, "new": b} for k, (a, b) in result.settings.items()},
+        "modes": list(result.modes),
+        "changes": [{"what": c.what, "detail": c.detail, "loosens": c.loosens} for c in result.changes],
         "notes": result.notes,
         "tools": [
             {
@@ -113,7 +130,12 @@ def to_json(result: Any, old: str, new: str) -> dict[str, Any]:
                 "change": td.change,
                 "exact": td.exact,
                 "examples": [
-                    {"call": ex.call(), "old": _decision_json(ex.old), "new": _decision_json(ex.new)}
+                    {
+                        "call": ex.call(),
+                        "mode": ex.mode,
+                        "old": _decision_json(ex.old),
+                        "new": _decision_json(ex.new),
+                    }
                     for ex in td.examples
                 ],
                 "notes": td.notes,
