@@ -383,13 +383,10 @@ def test_windows_drive_path_is_linted(tmp_path: Path) -> None:
     assert code == 1 and "lint_windows_path" in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R12e-F5: `policy check --strict` passes a path deny spelt with `$HOME`/`%USERPROFILE%`, "
-    "which never matches",
-)
 @pytest.mark.parametrize("case", list(HOME_DENIES))
 def test_check_flags_env_var_path_deny(tmp_path: Path, case: str) -> None:
+    """R12e-F5 (fixed): `lint_env_var_path` warns on `$NAME`, `${NAME}` and `%NAME%` in a path
+    pattern (never expanded) and suggests `~/`."""
     rule, _rel = HOME_DENIES[case]
     code, out = _run("check", "--strict", str(_home_policy(tmp_path, rule)))
     assert code == 1, out

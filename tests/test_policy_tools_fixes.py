@@ -351,3 +351,44 @@ def test_diff_json_carries_modes_and_changes(tmp_path: Path) -> None:
     assert data["more_permissive"] is True
     assert data["modes"] == ["default", "yolo", "non_interactive", "auto_edit"]
     assert data["changes"][0]["what"] == "hooks" and data["changes"][0]["loosens"] is True
+
+
+# ---- R12e-F5: spellings a path pattern keeps literally -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "Read(~/.netrc)",
+        "Read(//home/me/$(x))",
+        "Bash(cat $HOME/.netrc)",
+        "Bash(rm * )",
+        "Read(./build/**/Outer$Inner.class)",
+        "Read(./100%done%)",
+    ],
+)
+def test_plain_spellings_are_not_flagged(tmp_path: Path, rule: str) -> None:
+    """`~/` is the documented spelling; a shell pattern trims its blanks (and `$` there is shell
+    text); `$(` and a `$` not followed by a name are not variables."""
+    path = tmp_path / "policy.yaml"
+    path.write_text(f'version: 1\nprofile: claude-code\npermissions:\n  deny: ["{rule}"]\n', encoding="utf-8")
+    out = CliRunner().invoke(cli, ["check", "--strict", str(path)]).output
+    assert "lint_env_var_path" not in out and "lint_padded_pattern" not in out, out
+
+
+def test_a_shell_pattern_with_blanks_still_matches() -> None:
+    """Why blanks are linted only outside the shell kind: the shell kind reads words."""
+    from toolpolicy import Engine
+    from toolpolicy import load_policy as load
+
+    policy = load(
+        None, text='version: 1\nprofile: claude-code\ndefault: allow\npermissions: {deny: ["Bash(rm * )"]}\n'
+    )
+    assert Engine(policy, hooks=False).decide("Bash", {"command": "rm -rf x"}).decision == "deny"
+
+
+def test_a_colon_form_env_var_suggests_the_call_form(tmp_path: Path) -> None:
+    path = tmp_path / "policy.yaml"
+    path.write_text('version: 1\nprofile: claude-code\npermissions:\n  deny: ["Read:file_path=$HOME/x"]\n')
+    out = CliRunner().invoke(cli, ["check", "--strict", str(path)]).output
+    assert "lint_env_var_path" in out and "Read(~/x)" in out, out

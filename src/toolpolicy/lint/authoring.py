@@ -10,6 +10,8 @@ call it misses and suggests the form that covers it:
 * `lint_exact_restriction`: a deny/ask on an exact command (`Bash(npm publish)`) misses
   `npm publish --tag x`;
 * `lint_windows_path`: `C:\\...` or backslashes in a path pattern;
+* `lint_env_var_path`: `Read($HOME/.netrc)`, `${HOME}`, `%USERPROFILE%`: never expanded; `~/.netrc`;
+* `lint_padded_pattern`: `Read(~/.aws/credentials )`: a blank a path (or plain) pattern keeps;
 * `lint_deny_unreachable`: a higher-priority allow takes every call the deny would deny;
 * `lint_protected_allow`: an allow lets the agent write (or, by a shell command, replace or
   delete) the policy file or the files that register the hook enforcing it
@@ -56,6 +58,10 @@ _SYSTEM_DIRS = frozenset(
 _CLUSTER = re.compile(r"^-[A-Za-z]{2,}$")
 _WINDOWS = re.compile(r"^[A-Za-z]:[\\/]|\\")
 _PARAM = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*:", re.S)
+# `$NAME`, `${NAME}` (POSIX shells) and `%NAME%` (cmd.exe, `%ProgramFiles(x86)%` too) starting a
+# path component (`Outer$Inner.class` is a file name)
+_ENV_VAR = re.compile(r"(?:^|(?<=/))(?:\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)|%([A-Za-z_][\w()]*)%)")
+_HOME_VARS = frozenset({"HOME", "USERPROFILE"})
 
 
 def check_authoring(ctx: LintContext) -> None:
@@ -74,6 +80,7 @@ def check_authoring(ctx: LintContext) -> None:
                 for t in rule.tools
             ):
                 _colon_path(ctx, rule, cond.key, cond.source)
+                _path_spelling(ctx, rule, cond.source, colon=True)
     _unreachable_denies(ctx)
     _protected_allows(ctx)
 
@@ -92,7 +99,16 @@ def _call_form(ctx: LintContext, rule: CompiledRule, spec: str, kinds: set[str])
             loc,
             help=f"write `domain:{spec}` to match the host",
         )
+    if kinds & {"path", "generic"} and spec != spec.strip():
+        ctx.add(
+            "lint_padded_pattern",
+            f"{label(rule)}: `{spec}` has a blank at its {'start' if spec[:1].isspace() else 'end'}, which "
+            f"the pattern keeps, so it does not match `{spec.strip()}`",
+            ctx.rule_location(rule),
+            help=f"remove the blank: `{_tool_text(rule)}({spec.strip()})`",
+        )
     if "path" in kinds:
+        _path_spelling(ctx, rule, spec)
         if _WINDOWS.search(spec):
             ctx.add(
                 "lint_windows_path",
@@ -136,6 +152,29 @@ def _call_form(ctx: LintContext, rule: CompiledRule, spec: str, kinds: set[str])
                 loc,
                 help=f"add `{spec} *` (`{_tool_text(rule)}({spec} *)`) beside it",
             )
+
+
+def _path_spelling(ctx: LintContext, rule: CompiledRule, spec: str, *, colon: bool = False) -> None:
+    """A path pattern naming an environment variable: patterns never expand one, so
+    `$HOME/.netrc` is a directory literally called `$HOME` (under the working directory)."""
+    found = _ENV_VAR.search(spec)
+    if found is None:
+        return
+    name = found.group(1) or found.group(2) or found.group(3)
+    rest = spec[found.end() :]
+    if found.start() == 0 and name in _HOME_VARS and (not rest or rest.startswith("/")):
+        hint = f"write `~{rest or '/'}` for the home directory"
+        if colon:  # a colon-form glob does not know `~/` either: only the call form reads paths
+            hint = f"use the call form `{_tool_text(rule)}(~{rest or '/'})` for the home directory"
+    else:
+        hint = "write the directory itself: `~/` for the home directory, `//abs/path` for an absolute path"
+    ctx.add(
+        "lint_env_var_path",
+        f"{label(rule)}: `{found.group(0)}` in `{spec}` is not expanded in patterns: it names a "
+        f"directory called `{found.group(0)}`, so the rule never matches the path it means",
+        ctx.rule_location(rule),
+        help=hint,
+    )
 
 
 def _tool_text(rule: CompiledRule) -> str:

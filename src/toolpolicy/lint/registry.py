@@ -183,6 +183,16 @@ CHECKS: dict[str, CheckInfo] = {
             "paths are POSIX; write `//c/Users/...` with forward slashes",
         ),
         _c(
+            ErrorCode.LINT_ENV_VAR_PATH,
+            "environment variable in a path pattern",
+            "`$HOME`, `${HOME}` and `%USERPROFILE%` are never expanded in patterns: `Read($HOME/.netrc)` names a directory called `$HOME`; write `Read(~/.netrc)`",
+        ),
+        _c(
+            ErrorCode.LINT_PADDED_PATTERN,
+            "leading or trailing blank in a pattern",
+            "a path or argument pattern is matched as written: `Read(~/.aws/credentials )` misses the file; remove the blank",
+        ),
+        _c(
             ErrorCode.LINT_DENY_UNREACHABLE,
             "deny or ask below a broader allow",
             "a higher-priority allow decides every call the deny would; raise the deny's priority or narrow the allow",

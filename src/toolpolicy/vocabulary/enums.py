@@ -127,6 +127,8 @@ class ErrorCode(StrEnum):
     LINT_CLUSTERED_FLAGS = "lint_clustered_flags"
     LINT_EXACT_RESTRICTION = "lint_exact_restriction"
     LINT_WINDOWS_PATH = "lint_windows_path"
+    LINT_ENV_VAR_PATH = "lint_env_var_path"
+    LINT_PADDED_PATTERN = "lint_padded_pattern"
     LINT_DENY_UNREACHABLE = "lint_deny_unreachable"
     LINT_PROTECTED_ALLOW = "lint_protected_allow"
     LINT_INTERNAL_ERROR = "lint_internal_error"
@@ -182,6 +184,8 @@ _SEVERITY: dict[ErrorCode, Severity] = {
             ErrorCode.LINT_CLUSTERED_FLAGS,
             ErrorCode.LINT_EXACT_RESTRICTION,
             ErrorCode.LINT_WINDOWS_PATH,
+            ErrorCode.LINT_ENV_VAR_PATH,
+            ErrorCode.LINT_PADDED_PATTERN,
             ErrorCode.LINT_DENY_UNREACHABLE,
             ErrorCode.LINT_PROTECTED_ALLOW,
             ErrorCode.LINT_INTERNAL_ERROR,
