@@ -178,10 +178,9 @@ def _from_sub(project: Path, **extra: Any) -> dict[str, Any]:
     }
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R12b-F3: codex --ephemeral sends no transcript; workdir taken as the session"
-)
 def test_codex_ephemeral_payload_still_denies_the_project_env(project: Path) -> None:
+    """R12b-F3 (fixed): with no transcript (and here no hook directory either) the codex adapter
+    decides from every directory above the payload's `cwd`, as Claude Code's adapter does."""
     assert _codex(ENV_POLICY, _from_sub(project, transcript_path=None)) == "deny"
 
 
@@ -267,8 +266,9 @@ def _served(server: ServeProcess, body: str) -> str:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("other", ["Stop", "PostToolUse", "SessionStart"])
-@pytest.mark.xfail(strict=True, reason="R12b-F5: serve reads a repeated hook_event_name as a lifecycle event")
 def test_serve_fails_closed_on_a_repeated_event_name(server: ServeProcess, other: str) -> None:
+    """R12b-F5 (fixed): the server reads the payload as strictly as the adapter (a repeated key
+    is refused), so it is never dispatched as the lifecycle event its last value names."""
     body = '{"hook_event_name":"PreToolUse",' + RM_CALL + ',"hook_event_name":"' + other + '"}'
     assert _served(server, body) == "deny"
 

@@ -63,9 +63,12 @@ def _payload(command: str, cwd: Path, transcript: str | None) -> str:
     return json.dumps(payload)
 
 
-def _hook(policy: Path, command: str, cwd: Path, transcript: str | None) -> tuple[int, str]:
+def _hook(
+    policy: Path, command: str, cwd: Path, transcript: str | None, hook_dir: Path | None = None
+) -> tuple[int, str]:
     factory = engine_factory(str(policy), None, hooks=True, log=None, cache=False)
-    result = handle("codex", _payload(command, cwd, transcript), factory, options=HookOptions())
+    options = HookOptions(cwd=str(hook_dir) if hook_dir is not None else None)
+    result = handle("codex", _payload(command, cwd, transcript), factory, options=options)
     verdict = (
         json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] if result.stdout else "allow"
     )
@@ -82,22 +85,44 @@ def test_the_command_is_decided_from_the_session_directory(
     assert _hook(policy, "cat x", proj / "sub", transcript) == (0, "allow")
 
 
-def test_without_a_readable_transcript_the_payload_cwd_is_the_call_cwd(
-    project: tuple[Path, Path], tmp_path: Path
-) -> None:
-    """What the adapter did before (and does when Codex's transcript cannot be read): the `./`
-    rule is read from the directory the command runs in, so this one is allowed."""
-    proj, policy = project
-    assert _hook(policy, "cat ../.env", proj / "sub", None)[1] == "allow"
-    assert _hook(policy, "cat ../.env", proj / "sub", str(tmp_path / "missing.jsonl"))[1] == "allow"
+def _unreadable_transcripts(tmp_path: Path, proj: Path) -> list[str | None]:
+    """Transcripts the adapter cannot read the session's directory from (`--ephemeral`'s null)."""
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)  # never opened for reading blocking (a FIFO would hang the hook)
-    assert _hook(policy, "cat ../.env", proj / "sub", str(fifo))[1] == "allow"
-    for first in ("not json", json.dumps({"type": "event_msg", "payload": {"cwd": str(proj)}}),
-                  json.dumps({"type": "session_meta", "payload": {"cwd": "relative"}})):  # fmt: skip
-        assert (
-            _hook(policy, "cat ../.env", proj / "sub", _transcript(tmp_path, "", first=first))[1] == "allow"
-        )
+    firsts = ("not json", json.dumps({"type": "event_msg", "payload": {"cwd": str(proj)}}),
+              json.dumps({"type": "session_meta", "payload": {"cwd": "relative"}}))  # fmt: skip
+    unreadable: list[str | None] = [None, str(tmp_path / "missing.jsonl"), str(fifo)]
+    for i, first in enumerate(firsts):
+        (tmp_path / f"t{i}").mkdir()
+        unreadable.append(_transcript(tmp_path / f"t{i}", "", first=first))
+    return unreadable
+
+
+def test_without_a_readable_transcript_the_hook_directory_is_the_session_directory(
+    project: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """R12b-F3: `codex exec --ephemeral` names no transcript; Codex starts its hooks in the
+    session's directory, so the hook's own directory is the session's (never the model's
+    `workdir`, which Codex sends as `cwd`)."""
+    proj, policy = project
+    for transcript in _unreadable_transcripts(tmp_path, proj):
+        assert _hook(policy, "cat ../.env", proj / "sub", transcript, hook_dir=proj)[1] == "deny"
+        assert _hook(policy, "cat x", proj / "sub", transcript, hook_dir=proj)[1] == "allow"
+    # a readable transcript still names the session (the hook's directory is the fallback)
+    transcript = _transcript(tmp_path, str(proj))
+    assert _hook(policy, "cat ../.env", proj / "sub", transcript, hook_dir=proj / "sub")[1] == "deny"
+
+
+def test_without_a_transcript_or_a_hook_directory_every_directory_above_decides(
+    project: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """R12b-F3: no transcript and no hook directory (a `policy serve` told no `cwd`): the command
+    is decided from the payload's `cwd` and each directory above it, the strictest answer wins."""
+    proj, policy = project
+    for transcript in _unreadable_transcripts(tmp_path, proj):
+        assert _hook(policy, "cat ../.env", proj / "sub", transcript)[1] == "deny"
+        assert _hook(policy, "cat x", proj / "sub", transcript)[1] == "allow"
+    assert _hook(policy, "cat .env", proj, None)[1] == "deny"
 
 
 # -- the real Codex CLI --------------------------------------------------------------------------

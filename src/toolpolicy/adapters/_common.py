@@ -173,6 +173,48 @@ def from_session_dir(call: Call, session_dir: str | None) -> Call:
     return call._replace(context={**call.context, "cwd": session_dir, "workdir": cwd})
 
 
+def decide_from_each_parent(engine_factory: EngineFactory, call: Call, mode: str | None) -> Any:
+    """A shell call whose session directory is not known (no transcript can be read, no
+    CLAUDE_PROJECT_DIR came, no hook directory is known): the agent's shell runs inside the
+    project, so the session's directory is the payload's `cwd` or one above it (the nearest 12,
+    then `/`). The one whose reading of the policy's `./` rules is the most restrictive (the
+    nearest on a tie) is taken as the session's, found by an engine without hooks or a log; the
+    call is then decided once. Other calls are decided from the payload's `cwd`."""
+    from ..runtime.compiled import DECISION_WEIGHT
+
+    engine = engine_factory(mode=mode, session_id=call.session_id)
+    cwd = call.context.get("cwd")
+    policy = getattr(engine, "policy", None)  # an embedder's engine may not be one to probe
+    if (
+        policy is None
+        or not isinstance(cwd, str)
+        or not cwd.startswith("/")
+        or policy.tool_spec(policy.canonical_tool(call.tool)).kind != "shell"
+    ):
+        return decide(lambda **_: engine, call, mode)
+    from ..runtime.engine import Engine
+
+    probe = Engine(policy, mode=engine.mode, hooks=False)
+    worst = DECISION_WEIGHT[probe.decide(call.tool, call.args, context=call.context).decision]
+    chosen: str | None = None
+    for parent in _parents(cwd):
+        if worst == DECISION_WEIGHT["deny"]:
+            break
+        weight = DECISION_WEIGHT[
+            probe.decide(call.tool, call.args, context=from_session_dir(call, parent).context).decision
+        ]
+        if weight > worst:
+            worst, chosen = weight, parent
+    return decide(lambda **_: engine, from_session_dir(call, chosen), mode)
+
+
+def _parents(path: str) -> list[str]:
+    """The directories above `path`, nearest first: at most 12, then `/`."""
+    parts = [p for p in path.split("/") if p]
+    above = ["/" + "/".join(parts[:k]) for k in range(len(parts) - 1, 0, -1)][:12]
+    return [*above, "/"] if parts else []
+
+
 def transcript_cwd(data: Mapping[str, Any], *, meta: str | None = None) -> str | None:
     """The session's directory from the transcript the payload names (`transcript_path`): the
     first record's `cwd` (Claude Code: its first record with one), or with `meta` the `cwd` of the

@@ -25,14 +25,13 @@ acceptEdits -> auto_edit, default/plan/auto -> default (Claude Code enforces pla
 
 from __future__ import annotations
 
-from ..runtime.compiled import DECISION_WEIGHT
 from ._common import (
     AdapterResult,
-    Call,
     EngineFactory,
     HookOptions,
     checked_verdict,
     decide,
+    decide_from_each_parent,
     diagnostics_text,
     from_session_dir,
     optional_str,
@@ -84,7 +83,7 @@ def handle(
         session = _project_dir(opts) or transcript_cwd(data)
         mode = _mode(opts.mode, permission_mode)
         if session is None and "transcript_path" in data:  # an http hook whose server cannot read it
-            decision = _decide_from_each_parent(engine_factory, call, mode)
+            decision = decide_from_each_parent(engine_factory, call, mode)
         else:
             decision = decide(engine_factory, from_session_dir(call, session), mode)
         if event == "PermissionRequest":
@@ -92,44 +91,6 @@ def handle(
         return _pre_tool_use(decision, opts)
 
     return run_guarded(body, lambda reason: fail_closed(reason, seen.get("event")))
-
-
-def _decide_from_each_parent(engine_factory: EngineFactory, call: Call, mode: str | None) -> Any:
-    """A shell call whose session directory is not known (the transcript cannot be read and no
-    CLAUDE_PROJECT_DIR came): Claude Code keeps the shell inside the project, so the session's
-    directory is the payload's `cwd` or one above it (the nearest 12, then `/`). The one whose
-    reading of the policy's `./` rules is the most restrictive (the nearest on a tie) is taken as
-    the session's, found by an engine without hooks or a log; the call is then decided once."""
-    engine = engine_factory(mode=mode, session_id=call.session_id)
-    cwd = call.context.get("cwd")
-    policy = engine.policy
-    if (
-        not isinstance(cwd, str)
-        or not cwd.startswith("/")
-        or policy.tool_spec(policy.canonical_tool(call.tool)).kind != "shell"
-    ):
-        return decide(lambda **_: engine, call, mode)
-    from ..runtime.engine import Engine
-
-    probe = Engine(policy, mode=engine.mode, hooks=False)
-    worst = DECISION_WEIGHT[probe.decide(call.tool, call.args, context=call.context).decision]
-    chosen: str | None = None
-    for parent in _parents(cwd):
-        if worst == DECISION_WEIGHT["deny"]:
-            break
-        weight = DECISION_WEIGHT[
-            probe.decide(call.tool, call.args, context=from_session_dir(call, parent).context).decision
-        ]
-        if weight > worst:
-            worst, chosen = weight, parent
-    return decide(lambda **_: engine, from_session_dir(call, chosen), mode)
-
-
-def _parents(path: str) -> list[str]:
-    """The directories above `path`, nearest first: at most 12, then `/`."""
-    parts = [p for p in path.split("/") if p]
-    above = ["/" + "/".join(parts[:k]) for k in range(len(parts) - 1, 0, -1)][:12]
-    return [*above, "/"] if parts else []
 
 
 def _project_dir(opts: HookOptions) -> str | None:

@@ -44,6 +44,7 @@ from ._common import (
     InputError,
     checked_verdict,
     decide,
+    decide_from_each_parent,
     diagnostics_text,
     from_session_dir,
     one_line,
@@ -78,19 +79,35 @@ def handle(
         context = {key: optional_str(data, key) for key in ("turn_id", "permission_mode", "model")}
         call = read_call(data, PROTOCOL, opts, context)
         # Codex sends the directory the command runs in (a `workdir` the model chose) as `cwd`:
-        # decided as run there from the session's directory, where the policy's `./` rules point
-        call = from_session_dir(call, transcript_cwd(data, meta="session_meta"))
+        # decided as run there from the session's directory, where the policy's `./` rules point:
+        # the transcript's `session_meta`, else the hook's own directory (Codex starts its hooks
+        # in the session's directory, also under `--ephemeral`, which names no transcript), else
+        # (a `policy serve` told no directory) every directory above the payload's `cwd`
+        session = transcript_cwd(data, meta="session_meta") or _hook_dir(opts)
         mode = None if opts.mode == "auto" else opts.mode
         engine = engine_factory(mode=mode, session_id=call.session_id)
         call = call._replace(tool=_canonical_tool(engine, call.tool))
+        if session is not None:
+            call = from_session_dir(call, session)
         if event == "PostToolUse":
             return _post_tool_use(engine, call, data)
-        decision = decide(lambda **_: engine, call, mode)
+        if session is None:
+            decision = decide_from_each_parent(lambda **_: engine, call, mode)
+        else:
+            decision = decide(lambda **_: engine, call, mode)
         if event == "PermissionRequest":
             return _permission_request(decision)
         return _pre_tool_use(decision, opts)
 
     return run_guarded(body, fail_closed)
+
+
+def _hook_dir(opts: HookOptions) -> str | None:
+    """The hook process's own directory (`HookOptions.cwd`; `policy serve`: the thin client's,
+    forwarded), which Codex makes the session's: its hook runner starts every command hook with
+    the session's `cwd` as the current directory (checked with Codex 0.169, `--ephemeral` too)."""
+    cwd = opts.cwd
+    return cwd if isinstance(cwd, str) and cwd.startswith("/") and "\x00" not in cwd else None
 
 
 def fail_closed(reason: str, event: str | None = None) -> AdapterResult:

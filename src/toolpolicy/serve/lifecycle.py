@@ -13,6 +13,11 @@ A block (where Claude Code lets the event block) is `{"decision": "block", "reas
 `additionalContext` is sent on the events that take it; `continue: false` + `stopReason` and
 `systemMessage` are passed on. A policy with no hooks for the event answers nothing (200, empty
 body: no opinion). Other protocols keep their adapter's answer for every event.
+
+The payload is read as strictly as the adapter reads it (`loads_strict`: a repeated key, `NaN` or
+`Infinity` are refused): a text the adapter refuses is never dispatched as a lifecycle event (with
+a repeated `hook_event_name` the last value would name one), so the adapter answers it and fails
+closed, as `policy hook claude-code` does on the same text.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import json
 from typing import Any
 
 from ..adapters import AdapterResult
+from ..adapters.json_codec import loads_strict
 
 CLAUDE_EVENTS = {
     "PostToolUse": "post_tool_use",
@@ -48,7 +54,7 @@ def lifecycle_event(protocol: str, text: str) -> tuple[str, str, dict[str, Any]]
     if "\\" not in text and not any(quoted in text for quoted in _QUOTED_EVENTS):
         return None  # no lifecycle event's name in the text, even escaped: a tool call (no parse)
     try:
-        data = json.loads(text)
+        data = loads_strict(text)  # a repeated key or `NaN` is refused, as the adapter refuses it
     except (ValueError, RecursionError):
         return None  # the adapter reports the bad input, failing closed
     if not isinstance(data, dict):
