@@ -199,8 +199,8 @@ def _policy_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[
 
 
 @pytest.mark.parametrize("where", ["proj/.claude/settings.local.json", "home/.claude/settings.json"])
-@pytest.mark.xfail(strict=True, reason="R12b-F4: disableAllHooks outside the registration file is not seen")
 def test_doctor_fails_when_another_settings_file_disables_all_hooks(tmp_path: Path, where: str) -> None:
+    """R12b-F4 (fixed): every settings file Claude Code merges is read for `disableAllHooks`."""
     # Checked with the real Claude Code 2.1.330: either file makes it run no hook of
     # `.claude/settings.json` (a hook answering exit 2 no longer blocked `touch`).
     (tmp_path / "p.yaml").write_text("version: 1\nprofile: claude-code\ndefault: ask\n")
@@ -311,10 +311,8 @@ hooks:
 """
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R12b-F6: install gemini writes no timeout above the policy's own hooks'"
-)
 def test_install_gemini_gives_the_hook_more_time_than_the_policys_hooks(tmp_path: Path) -> None:
+    """R12b-F6 (fixed): the handler's `timeout` leaves the policy's own hooks their time."""
     # Gemini CLI 0.61 kills a hook at `timeout` ms, DEFAULT_HOOK_TIMEOUT = 6e4 when absent, and runs
     # the call; the policy's hook above may take its default 60 s before toolpolicy denies.
     (tmp_path / "p.yaml").write_text(HOOKED_POLICY)

@@ -134,6 +134,43 @@ def policy_of(command: str) -> str | None:
     return None
 
 
+# The policy's own hooks that run before `policy hook` answers one tool call: the guard, the
+# pre-tool hooks, and the approval-decision hooks it waits for before it prints its answer.
+_CALL_EVENTS = ("tool_guard", "pre_tool_use", "on_tool_approval_decision")
+
+
+def policy_hooks_seconds(command: str) -> float | None:
+    """How long the policy's own hooks may keep the `policy hook` command line `command` from
+    answering one tool call, at most: every hook's timeout (the 60 s default where it names none)
+    plus the dispatcher's grace, summed as if none ran at the same time as another (a process
+    limit may make them wait). 0 with `--no-hooks`; None when the policy does not load."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if "--no-hooks" in words:
+        return 0.0
+    path = policy_of(command)
+    if path is None:
+        return None
+    fmt = next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "--format"), None)
+    from ..api import load_policy
+    from ..errors import PolicyError
+    from ..runtime.hooks.command import effective_timeout
+    from ..runtime.hooks.dispatch import SAFETY_MARGIN
+
+    try:
+        policy = load_policy(path, format=fmt)
+    except (PolicyError, OSError, ValueError):
+        return None
+    return sum(
+        effective_timeout(getattr(hook, "timeout", None)) + SAFETY_MARGIN
+        for event in _CALL_EVENTS
+        for group in policy.hooks.get(event) or ()
+        for hook in group.hooks
+    )
+
+
 # ---- reading and writing settings
 
 
