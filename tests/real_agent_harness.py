@@ -7,10 +7,14 @@ Both skip the test when a prerequisite is absent (node/npm, the console script) 
 
 from __future__ import annotations
 
+import atexit
+import functools
 import importlib.util
 import os
+import shlex
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 from types import ModuleType
 
@@ -50,9 +54,36 @@ def harness(name: str) -> ModuleType:
 
 
 def policy_script() -> str:
-    """The absolute path of the installed `policy` console script (what a hook command runs)."""
+    """The absolute path of the installed `policy` console script (what a hook command runs); when
+    that script would import another toolpolicy than the one under test (a worktree's `src` on
+    PYTHONPATH, which an agent does not pass on to its hooks), a `policy` script of this session's
+    that runs the toolpolicy under test."""
     beside = Path(sys.executable).parent / "policy"
     found = str(beside) if beside.exists() else (shutil.which("policy") or str(beside))
     if not os.access(found, os.X_OK):
         pytest.skip(f"the `policy` console script is not installed next to {sys.executable}")
-    return str(Path(found).resolve())
+    return _under_test() or str(Path(found).resolve())
+
+
+@functools.lru_cache(maxsize=1)
+def _under_test() -> str | None:
+    import subprocess
+
+    import toolpolicy
+
+    package = Path(toolpolicy.__file__).resolve().parent
+    installed = subprocess.run(  # what the console script imports (no PYTHONPATH)
+        [sys.executable, "-I", "-c", "import toolpolicy; print(toolpolicy.__file__)"],
+        capture_output=True, text=True, timeout=60, check=False,
+    ).stdout.strip()  # fmt: skip
+    if installed and Path(installed).resolve().parent == package:
+        return None
+    directory = Path(tempfile.mkdtemp(prefix="toolpolicy-under-test-"))
+    atexit.register(shutil.rmtree, directory, True)
+    script = directory / "policy"
+    script.write_text(
+        f"#!/bin/sh\nPYTHONPATH={shlex.quote(str(package.parent))} exec {shlex.quote(sys.executable)} "
+        '-m toolpolicy "$@"\n'
+    )
+    script.chmod(0o755)
+    return str(script)

@@ -224,7 +224,7 @@ class Engine:
         return self._conclude(
             call,
             decided,
-            _rule_floor(verdict, call),
+            _rule_floor(verdict, call, self.policy.profile),
             call,
             read_only,
             list(verdict.diagnostics),
@@ -262,7 +262,7 @@ class Engine:
         if self.explain:
             trace.extend(_notes(call))
             trace.extend(_trace(verdict))
-        floor = floor or _rule_floor(verdict, call)
+        floor = floor or _rule_floor(verdict, call, self.policy.profile)
         decided = self._rule_decision(verdict) if verdict.decision else None
         updated_input = None
         hint_call = call
@@ -377,7 +377,7 @@ class Engine:
             if self.explain:
                 trace.append("rules re-checked on the rewritten input")
                 trace.extend(_trace(recheck))
-            floor = _rule_floor(recheck, rewritten)
+            floor = _rule_floor(recheck, rewritten, self.policy.profile)
             if recheck.decision in ("deny", "ask") and (
                 decided is None or DECISION_WEIGHT[recheck.decision] > DECISION_WEIGHT[decided.decision]
             ):
@@ -690,8 +690,10 @@ def _protected_floor(policy: CompiledPolicy, decided: Decision, *calls: Prepared
     return None
 
 
-def _rule_floor(verdict: RuleVerdict, call: PreparedCall) -> Decision | None:
-    """An ask floor no mode lifts: a deny/ask rule whose `when` failed, or oversized arguments."""
+def _rule_floor(verdict: RuleVerdict, call: PreparedCall, profile: str = "") -> Decision | None:
+    """An ask floor no mode lifts: a deny/ask rule whose `when` failed, oversized arguments, a
+    path or directory that cannot be read, a shell command not fully analysed, or running code
+    no hook sees (another command's output; what a Codex agent types into a bare shell later)."""
     if verdict.floor is not None:
         rule = verdict.floor
         return Decision(
@@ -743,11 +745,31 @@ def _rule_floor(verdict: RuleVerdict, call: PreparedCall) -> Decision | None:
                     " analysis) may be one a deny rule guards: never allowed automatically",
                     "default",
                 )
+        if any(
+            u.open_stdin and (i >= len(results) or results[i][0] != "allow") for i, u in enumerate(units)
+        ) and _types_into_commands(call, profile):
+            return Decision(
+                "ask",
+                "a shell or interpreter reads its code from its standard input, which the agent can type "
+                "into later with no hook seeing it (Codex `write_stdin`): only an exact allow rule allows it",
+                "default",
+            )
     return None
 
 
 def _denying(rule: CompiledRule | None) -> bool:
     return rule is not None and rule.decision == "deny"
+
+
+# Agents whose model can write to the standard input of a command it started, through a call no
+# hook sees (Codex's `write_stdin`, which fires no PreToolUse): the hook's `context.agent`, or the
+# policy's profile when the caller names no agent.
+STDIN_WRITING_AGENTS = frozenset({"codex"})
+
+
+def _types_into_commands(call: PreparedCall, profile: str) -> bool:
+    agent = (call._context_in or {}).get("agent")
+    return agent in STDIN_WRITING_AGENTS or profile in STDIN_WRITING_AGENTS
 
 
 def _internal_error(exc: BaseException) -> Decision:

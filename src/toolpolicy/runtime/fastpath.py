@@ -202,7 +202,7 @@ def _pick(
             single = len(units) == 1
             if single and not plan.keys and not plan.static_when:  # the common case, straight through
                 unit = units[0]
-                if unit.opaque or unit.fed or unit.given:
+                if unit.opaque or unit.fed or unit.given or unit.open_stdin:
                     return None  # an ask floor no mode or default lifts: the general way sets it
                 allow_ok = bool(unit.allow_texts)
                 picks: Any = view.memo.get("pick")
@@ -246,7 +246,7 @@ def _pick(
                 if whole == -2:
                     return None
             for n, unit in enumerate(units):
-                if unit.opaque or unit.fed or unit.given:  # type: ignore[union-attr]
+                if unit.opaque or unit.fed or unit.given or unit.open_stdin:  # type: ignore[union-attr]
                     return None  # an ask floor no mode or default lifts: the general way sets it
                 allow_ok = bool(unit.allow_texts)  # type: ignore[union-attr]
                 best = whole

@@ -90,6 +90,10 @@ class Unit(Record):
     `given`: the unit expands a variable the same text gave a value the walk does not compute
     (`declare -n`, `read x`, `x=$(cmd)`, `IFS=x`, `${x/a/b}`): a file it names that a deny rule may
     guard asks, and no mode lifts that ask (the value is the text's, not the environment's).
+    `open_stdin`: a shell or interpreter reads its code from a standard input the text gives it
+    none of (`bash`, `sh -i`, `python3`: no script, redirection, heredoc or pipe): it runs what
+    whoever holds that input types later, which an agent that writes to a running command (Codex's
+    `write_stdin`) does past every hook. Where the agent can, an ask floor like `fed`'s (engine).
     """
 
     allow_texts: tuple[str, ...]
@@ -101,6 +105,7 @@ class Unit(Record):
     notes: tuple[str, ...] = ()
     fed: bool = False
     given: bool = False
+    open_stdin: bool = False
 
 
 class ArgView:

@@ -104,7 +104,7 @@ from .shell_assigns import (
     substituted,
 )
 from .shell_hosts import NET_PROGRAMS, host_reading
-from .shell_knowledge import ALL_DATA, GUARDING, Analysis, Spec, Table, analyse, bundled
+from .shell_knowledge import ALL_DATA, GUARDING, REQUIRED, Analysis, Spec, Table, analyse, bundled
 from .shell_parse import (
     MAX_DEPTH,
     NON_FILES,
@@ -592,8 +592,10 @@ class _Walk:
             and "PATH" not in only_seen
         ):
             # the common case: one command, so no links, `cd`, `HOME`, `PATH` or consumer to follow
-            only, stdin_code, _, _ = self.command(commands[0], depth, taint, bases, path)
+            only, stdin_code, interprets, _ = self.command(commands[0], depth, taint, bases, path)
             if not stdin_code:
+                if interprets and _open_stdin(commands[0], text, self.table):
+                    only = [*only, _open_stdin_unit(commands[0], text, taint)]
                 if _HISTORY_HINT.search(commands[0].raw):  # `history -r`: `~/.history` is read
                     return _with_history(only, commands[0], {}, set(), bases)
                 return only
@@ -621,6 +623,8 @@ class _Walk:
                     path = _path_dirs(path, path_values(cmd, _allow_start([w.value for w in cmd.words])))
         for i, cmd in enumerate(commands):
             more, stdin_code, interprets, cdpath = self.command(cmd, depth, taint, bases, path)
+            if (stdin_code or interprets) and _open_stdin(cmd, text, self.table):  # `bash`: typed in later
+                more = [*more, _open_stdin_unit(cmd, text, taint)]
             if written and cmd.words:  # `echo 'rm x' > x.sh; bash x.sh`: the text written is the script
                 more = more + self.written_runs(cmd, written, depth, taint, bases, path)
             if _HISTORY_HINT.search(cmd.raw):  # `history -r`, `bash -i`: the history file
@@ -770,7 +774,11 @@ class _Walk:
         known = spec is not None
         unknown = not known and name not in _DATA_ONLY
         # an interpreter given no script (`python3`, `node -`) runs what reaches its stdin
-        interprets = spec is not None and spec.code_option and _reads_code_from_stdin(values[k0:], self.table)
+        interprets = (
+            spec is not None and spec.code_option and _reads_code_from_stdin(values[k0:], self.table)
+        ) or (
+            not plain and any(k != k0 and _reads_code_from_stdin(values[k:], self.table) for k in stages)
+        )  # (`env python3`, `nice node`: through the wrappers the deny side sees through)
         if unknown and name not in _NOT_RUNNERS:
             texts.extend(
                 _unknown_program_texts(values[k0:], None) if k0 else _unknown_program_texts(values, joined)
@@ -836,7 +844,8 @@ class _Walk:
         allow_texts: tuple[str, ...] = ()
         if not blocked:  # the subcommand form is for deny/ask only
             allow_texts = (_canonical(values[k0:], None) if k0 else _canonical(values, joined),)
-        unit = _new_unit(  # the fields in order: allow, deny, exec_capable, writes, reads, opaque, notes, fed, given
+        unit = _new_unit(  # the fields in order: allow, deny, exec_capable, writes, reads, opaque, notes,
+            # fed, given, open_stdin
             Unit,
             (
                 allow_texts,
@@ -846,6 +855,7 @@ class _Walk:
                 tuple(dict.fromkeys([*redir_reads, *facts.reads])) if redir_reads or facts.reads else (),
                 opaque,
                 tuple(dict.fromkeys(facts.notes)) if facts.notes else (),
+                False,
                 False,
                 False,
             ),
@@ -1610,6 +1620,88 @@ def _no_find_exec(values: Sequence[str], joined: str) -> bool:
 
 _FED_NOTE = "a shell or interpreter runs code another command prints (known only when it runs)"
 _LITERAL_PRINTERS = frozenset({"echo", "printf", "true", ":"})
+_OPEN_STDIN_NOTE = (
+    "a shell or interpreter reads its code from a standard input the command gives it none of "
+    "(what is typed into it later)"
+)
+
+
+def _open_stdin(cmd: Command, text: str, table: Table) -> bool:
+    """Whether the command runs a shell or an interpreter that reads its code from a stdin the
+    text gives it none of: no heredoc, here-string or `<` redirection, not after a pipe wherever
+    its text occurs in `text`, and (seen through its wrappers) a shell reading its script from
+    stdin (`bash`, `sh -i`, `bash -s`, `at now`) or an interpreter given no script, code or module
+    (`python3`, `node -i`, `perl -`), unless an option makes it print and exit (`--version`)."""
+    if cmd.stdin or cmd.reads:
+        return False
+    values = [w.value for w in cmd.words]
+    if not any(
+        _reads_typed_code(values[k:], table)
+        for k in dict.fromkeys([_allow_start(values), *_deny_starts(values)])
+    ):
+        return False
+    raw = cmd.raw
+    piped = False
+    for m in re.finditer(re.escape(raw), text) if raw else ():
+        before = text[: m.start()].rstrip(" \t")
+        if before.endswith("|&") or (before.endswith("|") and not before.endswith("||")):
+            piped = True  # `cat f | sh`: fed by the command before it (the consumers' case)
+        elif not before or before[-1] in _COMMAND_STARTS or before.endswith(_COMMAND_WORDS):
+            return True  # where a command starts (not inside another's words or a heredoc's text)
+    return not piped
+
+
+_COMMAND_STARTS = frozenset(";&|(){}\n!`")
+_COMMAND_WORDS = (" then", " do", " else", "$(")
+# options that make a shell or interpreter print and exit, or run something other than its
+# stdin (`node --test`), whatever else the arguments say
+_PRINT_AND_EXIT = frozenset({"--version", "-V", "--help", "-h", "-?", "--usage", "--test"})
+
+
+def _reads_typed_code(values: Sequence[str], table: Table) -> bool:
+    """`values` (a program and its arguments) run code read from stdin: a shell or stdin runner
+    with no script (`_stdin_shell`), or an interpreter (its knowledge has a `code` option) whose
+    arguments are options alone, taking their values (`python3 -X dev`), or name stdin (`-`)."""
+    if not values:
+        return False
+    name = basename(values[0])
+    args = values[1:]
+    if any(a in _PRINT_AND_EXIT or (a == "-v" and not name.startswith("python")) for a in args):
+        return False  # `bash --version`, `node -v` (Python's `-v` is verbose: it still reads)
+    if name in SHELLS or name in _STDIN_RUNNERS:
+        return _stdin_shell(values, [0])
+    spec = table.get(name)
+    if spec is None or not any(o.role == "code" for o in (*spec.short.values(), *spec.long.values())):
+        return False  # (`make`'s `--eval` is a makefile: `make` reads ./Makefile, not stdin)
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "-":
+            return True
+        if a == "--" or not a.startswith("-"):
+            return False  # a script file (or `--` then one)
+        opt = spec.long.get(a[2:].split("=", 1)[0]) if a.startswith("--") else spec.short.get(a[1:2])
+        if opt is not None and opt.role in ("code", "module"):
+            return False  # `python3 -c CODE`, `-m MODULE`: the code is given
+        if opt is not None and opt.takes == REQUIRED and "=" not in a and (a.startswith("--") or len(a) == 2):
+            i += 1  # its value is the next word (`-X dev`, `-W ignore`)
+        i += 1
+    return True
+
+
+def _open_stdin_unit(cmd: Command, text: str, taint: bool) -> Unit:
+    """The unit of a shell or interpreter reading code from an open stdin: allowed only by an
+    exact rule naming it (`Bash(python3)`), as a consumer of another command's output is."""
+    values = [w.value for w in cmd.words]
+    start = _allow_start(values) if values else 0
+    program = _canonical(values[start:]) if values and not taint else ""
+    return Unit(
+        allow_texts=(program,) if program else (),
+        deny_texts=(text,),
+        exec_capable=True,
+        notes=(_OPEN_STDIN_NOTE,),
+        open_stdin=True,
+    )
 
 
 def _prints_unknown(cmd: Command) -> bool:
@@ -1628,7 +1720,18 @@ def _reads_code_from_stdin(values: Sequence[str], table: Table) -> bool:
     spec = None if name in SHELLS else table.get(name)
     if spec is None or not spec.code_option:
         return False
-    operands = [v for v in values[1:] if not v.startswith("-") or v == "-"]
+    operands = []
+    skip = False
+    for v in values[1:]:
+        if skip:  # the value of an option that takes the next word (`python3 -X dev`)
+            skip = False
+        elif v.startswith("-") and v != "-":
+            opt = spec.long.get(v[2:].split("=", 1)[0]) if v.startswith("--") else spec.short.get(v[1:2])
+            if opt is not None and opt.role in ("code", "module"):
+                return False  # `python3 -c CODE`, `-m MODULE`: the code is given
+            skip = opt is not None and opt.takes == REQUIRED and "=" not in v and (v[1] == "-" or len(v) == 2)
+        else:
+            operands.append(v)
     return not operands or operands[0] == "-"
 
 
@@ -2073,6 +2176,8 @@ def _merge(inner: Unit, wrapper: Unit) -> Unit:
         opaque=inner.opaque,
         notes=inner.notes + wrapper.notes,
         given=inner.given or wrapper.given,
+        fed=inner.fed,
+        open_stdin=inner.open_stdin,
     )
 
 
