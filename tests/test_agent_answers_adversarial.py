@@ -111,10 +111,9 @@ MONITOR_CASES = [
 
 
 @pytest.mark.parametrize(("policy", "what"), MONITOR_CASES)
-@pytest.mark.xfail(
-    strict=True, reason="R12b-F1: Claude Code's Monitor tool runs a shell command the profile does not read"
-)
 def test_claude_code_monitor_is_decided_as_the_command_it_runs(policy: str, what: dict[str, Any]) -> None:
+    """R12b-F1 (fixed): `Monitor` is a shell tool on `command` under Bash's rules, its `ws.url`
+    decided as a `WebFetch` of it."""
     tool_input = {"description": "watch", "timeout_ms": 5000, **what}
     assert _claude(policy, _pre_tool_use("Monitor", tool_input)) == "deny"
 
@@ -340,8 +339,8 @@ def _hook(protocol: str, policy: Path) -> str:
 
 @pytest.mark.slow
 @pytest.mark.timeout(400)
-@pytest.mark.xfail(strict=True, reason="R12b-F1: the real Claude Code runs a denied command through Monitor")
 def test_real_claude_code_monitor_does_not_run_a_denied_command(tmp_path: Path) -> None:
+    """R12b-F1 (fixed): the real Claude Code's Monitor call is denied by the `Bash(touch *)` rule."""
     harness = real_agent_harness.harness("toolpolicy_tests_r12b_monitor")
 
     class MonitorModel(harness.FakeAnthropic):  # type: ignore[name-defined,misc]

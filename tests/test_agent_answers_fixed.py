@@ -189,3 +189,134 @@ def test_a_payload_the_adapter_refuses_is_never_a_lifecycle_event(text: str) -> 
 def test_a_plain_lifecycle_payload_is_still_dispatched() -> None:
     got = lifecycle_event("claude-code", '{"hook_event_name":"Stop","session_id":"a"}')
     assert got is not None and got[:2] == ("Stop", "stop")
+
+
+# -- F1: the Claude Code tools that run commands, open URLs or upload files -------------------------
+CLAUDE_POLICY = """
+version: 1
+profile: claude-code
+default: {default}
+permissions:
+  allow: ["Bash(npm test)", "WebFetch(domain:ok.example)"]
+  ask: ["Monitor(tail *)", "WebFetch(domain:slow.example)"]
+  deny: ["Bash(rm *)", "WebFetch(domain:evil.example)", "Read(~/.ssh/**)"]
+"""
+
+
+def _decide(tool: str, args: dict[str, Any], default: str = "ask", policy: str = CLAUDE_POLICY) -> str:
+    from toolpolicy import Engine, load_policy
+
+    engine = Engine(load_policy(text=policy.format(default=default)), hooks=False)
+    return engine.decide(tool, args).decision
+
+
+@pytest.mark.parametrize(
+    ("args", "want"),
+    [
+        ({"command": "npm test"}, "allow"),  # Bash's rules, allows included (Claude Code's reading)
+        ({"command": "rm -rf src"}, "deny"),
+        ({"command": "cat ~/.ssh/id_rsa"}, "deny"),  # the files a command reads: Read's rules
+        ({"command": "tail -f log"}, "ask"),  # a rule of its own
+        ({"ws": {"url": "wss://evil.example/feed"}}, "deny"),
+        ({"ws": {"url": "wss://slow.example/feed", "protocols": ["x"]}}, "ask"),
+        ({"ws": {"url": "wss://ok.example/feed"}}, "ask"),  # a WebFetch allow does not allow a socket
+        ({"ws": "wss://ok.example/feed"}, "ask"),  # not the documented shape: not read as a URL
+        ({"ws": {"url": ["wss://evil.example"]}}, "ask"),
+        ({"command": "npm test", "ws": {"url": "wss://evil.example"}}, "deny"),
+    ],
+)
+def test_monitor_is_decided_as_bash_and_its_socket_as_webfetch(args: dict[str, Any], want: str) -> None:
+    assert _decide("Monitor", {"description": "watch", "timeout_ms": 5000, **args}) == want
+
+
+def test_a_monitor_rule_is_not_a_bash_rule() -> None:
+    assert _decide("Bash", {"command": "tail -f log"}) == "ask"  # the default, not `Monitor(tail *)`
+    assert _decide("Bash", {"command": "tail -f log"}, default="allow") == "allow"
+
+
+@pytest.mark.parametrize(
+    ("command", "default", "want"),
+    [("rm -r x", "allow", "deny"), ("cat ~/.ssh/id_rsa", "allow", "deny"), ("npm test", "ask", "ask")],
+)
+def test_powershell_meets_bashs_deny_and_ask_rules_not_its_allows(
+    command: str, default: str, want: str
+) -> None:
+    assert _decide("PowerShell", {"command": command}, default=default) == want
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("Artifact", {"file_path": "~/.ssh/id_rsa"}),
+        ("Artifact", {"action": "upload_asset", "url": "u", "file_paths": ["a.png", "~/.ssh/id_rsa"]}),
+        ("Projects", {"method": "project_write", "local_path": "~/.ssh/id_rsa"}),
+    ],
+)
+def test_tools_uploading_a_local_file_meet_reads_rules(tool: str, args: dict[str, Any]) -> None:
+    assert _decide(tool, args, default="allow") == "deny"
+    assert _decide(
+        tool, {**args, "file_path": "index.html", "file_paths": ["a.png"], "local_path": "a.md"}, "allow"
+    ) == ("allow")
+
+
+# -- F2: a shell or interpreter the agent can type into ----------------------------------------------
+DENY_LIST = """
+version: 1
+profile: {profile}
+default: allow
+permissions:
+  deny: ["{shell}(rm *)"]
+"""
+
+
+def _codex(command: str, policy: str = DENY_LIST.format(profile="claude-code", shell="Bash")) -> str:
+    from toolpolicy import Engine, load_policy
+    from toolpolicy.adapters import HookOptions, handle
+
+    engine = Engine(load_policy(text=policy), hooks=False)
+    payload = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": command},
+               "cwd": "/tmp", "transcript_path": None}  # fmt: skip
+    result = handle("codex", json.dumps(payload), lambda **_: engine, options=HookOptions(cwd="/tmp"))
+    if result.exit_code == 2:
+        return "deny"
+    return "allow" if not result.stdout.strip() else "deny"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["bash", "sh -i", "bash -s", "zsh", "python3", "python3 -i", "python3 -q", "python3 -X dev", "python3 -",
+     "node", "perl", "env python3", "sudo bash", "timeout 60 python3", "nice -n 5 node", "at now",
+     "cd sub && python3", "ls; bash", "if true; then bash; fi", "echo $(python3 -)", "sh -c 'python3'"],
+)  # fmt: skip
+def test_codex_refuses_what_reads_code_the_agent_types_later(command: str) -> None:
+    assert _codex(command) == "deny"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["bash --version", "python3 --version", "node -v", "python3 x.py", "python3 -c 'print(1)'",
+     "python3 -m pytest -q", "bash script.sh", "bash -c 'ls'", "bash < script.sh", "echo ls | bash",
+     "python3 - <<'EOF'\nprint(1)\nEOF", "bash <<< 'ls'", "make", "make -j4", "node --test", "ls"],
+)  # fmt: skip
+def test_codex_still_allows_a_shell_or_interpreter_given_its_code(command: str) -> None:
+    assert _codex(command) == "allow"
+
+
+def test_an_exact_rule_allows_the_interpreter_and_other_agents_keep_it() -> None:
+    exact = (
+        DENY_LIST.format(profile="claude-code", shell="Bash").replace("default: allow", "default: ask")
+        + '  allow: ["Bash(python3)"]\n'
+    )
+    assert _codex("python3", exact) == "allow"
+    assert _codex("python3 -i", exact) == "deny"  # not the exact command the rule names
+    # Claude Code has no way to type into a command's stdin: a bare shell is the rules' business
+    assert _decide("Bash", {"command": "bash"}, default="allow") == "allow"
+
+
+def test_a_codex_profile_policy_asks_without_an_agent_in_the_context() -> None:
+    from toolpolicy import Engine, load_policy
+
+    policy = load_policy(text=DENY_LIST.format(profile="codex", shell="shell") + "mode: yolo\n")
+    engine = Engine(policy, hooks=False)
+    assert engine.decide("shell", {"command": "bash"}).decision == "ask"
+    assert engine.decide("shell", {"command": "bash --version"}).decision == "allow"

@@ -96,7 +96,8 @@ def flatten(work: Work) -> None:
 # -- stage: tools (needs flatten) ------------------------------------------------------------------
 def _files(decl: dict[str, Any], profile: Any) -> tuple[tuple[str, ...], ...]:
     """A tool's file arguments (`ToolSpec.files`); a patch's with the profile's write and edit
-    tools (`Profile.operations`), which decide the files it adds and changes."""
+    tools (`Profile.operations`), which decide the files it adds and changes; a URL's with the
+    profile's fetch tool."""
     out: list[tuple[str, ...]] = []
     for arg, role, *rest in decl.get("files") or ():
         if role == "patch":
@@ -104,6 +105,9 @@ def _files(decl: dict[str, Any], profile: Any) -> tuple[tuple[str, ...], ...]:
             write = (ops.get("write") or ops.get("edit") or (profile.write_tool,))[0]
             edit = (ops.get("edit") or (write,))[0]
             out.append((arg, role, *((write, edit) if write else ())))
+        elif role == "fetch":
+            fetch = profile.operations.get("fetch")
+            out.append((arg, role, *((fetch[0],) if fetch else ())))
         else:
             out.append((arg, role, *rest))  # `globs`: the argument holding their base directory
     return tuple(out)

@@ -19,7 +19,9 @@ and removed: by the read and the write tool's rules, and a protected path), `pat
 each file it adds is decided as the `write` operation's tool, each it updates, deletes or moves to
 as the `edit` operation's, `runtime/tool_files.py`), `globs` (a list of globs the tool matches
 case-insensitively with dotfiles, Gemini CLI's: weighed against the read tool's deny and ask rules in
-any case; a third element names the argument holding their base directory).
+any case; a third element names the argument holding their base directory), `fetch` (a URL the tool
+opens: decided as the `fetch` operation's tool, Claude Code's `WebFetch`). An argument inside an
+object is named by its path (`ws.url`: the `url` of the object `ws`).
 """
 
 from __future__ import annotations
@@ -58,15 +60,20 @@ def _shell(
     aliases: dict[str, str] | None = None,
     args: tuple[str, ...] = (),
     workdir: tuple[str, ...] = (),
+    files: tuple[tuple[str, str], ...] = (),
 ) -> dict[str, Any]:
-    """A shell tool; `workdir`: the arguments naming the directory its command runs in."""
-    return {
+    """A shell tool; `workdir`: the arguments naming the directory its command runs in; `files`:
+    other arguments naming files or URLs it opens, with their role (see the module doc)."""
+    decl: dict[str, Any] = {
         "kind": "shell",
         "arg": arg,
         "aliases": aliases or {},
         "args": [arg, *args],
         "workdir": list(workdir),
     }
+    if files:
+        decl["files"] = [list(f) for f in files]
+    return decl
 
 
 def _path(
@@ -122,7 +129,15 @@ _DOCKER_AGENT_TOOLS: dict[str, dict[str, Any]] = {
 }
 
 _CLAUDE_TOOLS: dict[str, dict[str, Any]] = {
-    "Bash": _shell("command", args=("timeout", "description", "run_in_background")),
+    "Bash": _shell(
+        "command", args=("timeout", "description", "run_in_background", "dangerouslyDisableSandbox")
+    ),
+    # `Monitor` (2.1.98+) runs `command` in the background ("Shell command or script", decided by
+    # Bash's rules, as Claude Code does), or opens the WebSocket `ws.url` (decided as `WebFetch`)
+    "Monitor": _shell("command", args=("description", "timeout_ms", "ws"), files=(("ws.url", "fetch"),)),
+    # `PowerShell` (opt-in, CLAUDE_CODE_USE_POWERSHELL_TOOL) runs `command` in PowerShell: its own
+    # rules, and Bash's deny and ask rules too (read as a shell command: aliases `rm`, `cat`, ...)
+    "PowerShell": _shell("command", args=("timeout", "description", "run_in_background")),
     "Read": _path("file_path", read_only=True, args=("offset", "limit")),
     "Edit": _path("file_path", args=("old_string", "new_string", "replace_all")),
     "MultiEdit": _path("file_path", args=("edits",)),
@@ -140,6 +155,28 @@ _CLAUDE_TOOLS: dict[str, dict[str, Any]] = {
     "BashOutput": _generic("bash_id", read_only=True),
     "KillShell": _generic("shell_id"),
     "Skill": _generic("skill"),
+    # 2.1.330 tools that upload a local file: `Artifact` publishes `file_path` (or `file_paths`) to
+    # claude.ai, `Projects` uploads `local_path`: each file is decided as a `Read` of it
+    "Artifact": {
+        **_generic("action", args=("url", "title", "description", "label", "prompt", "out_dir")),
+        "args": [
+            "action",
+            "url",
+            "title",
+            "description",
+            "label",
+            "prompt",
+            "out_dir",
+            "file_path",
+            "file_paths",
+        ],
+        "files": [["file_path", "read"], ["file_paths", "read"]],
+    },
+    "Projects": {
+        **_generic("method", args=("path", "content", "query")),
+        "args": ["method", "path", "content", "query", "local_path"],
+        "files": [["local_path", "read"]],
+    },
     # Codex sends its patches to a hook as `apply_patch` (a `claude-code` policy works for Codex too):
     # each file the patch names is decided as `Write` (added) or `Edit` (the others)
     "apply_patch": _patch("input", aliases={"command": "input"}),
@@ -322,9 +359,10 @@ PROFILES: dict[str, Profile] = {
         "claude-code",
         _CLAUDE_TOOLS,
         tool_aliases={"Task": "Agent"},
-        covers={"Edit": ("Write", "MultiEdit", "NotebookEdit")},
+        covers={"Edit": ("Write", "MultiEdit", "NotebookEdit"), "Bash": ("Monitor",)},
         deny_covers={
-            "Read": ("Edit", "Write", "MultiEdit", "NotebookEdit", "Grep", "Glob", "LS", "NotebookRead")
+            "Read": ("Edit", "Write", "MultiEdit", "NotebookEdit", "Grep", "Glob", "LS", "NotebookRead"),
+            "Bash": ("PowerShell",),
         },
         write_tool="Edit",
         tree_readers=("Grep", "Glob"),

@@ -787,7 +787,7 @@ def _check_writes(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> R
     if call.spec.files:
         from .tool_files import check_files
 
-        return check_files(engine, call, verdict)
+        verdict = check_files(engine, call, verdict)
     if call.kind != "shell" or call.primary is None:
         return verdict
     from .shell_targets import check_targets

@@ -13,8 +13,9 @@ those arguments and their role:
   write tool (`Write`), each it updates, deletes or moves to as one of its edit tool (`Edit`) — the
   calls `policy replay` makes of the same patch. Any deny denies, else any ask asks; a call no rule
   of its own decided is allowed when every file is. A patch that cannot be read (an envelope with
-  no file header, a patch that is not a string) or names more than `MAX_PATCH_FILES` files asks.
-
+  no file header, a patch that is not a string) or names more than `MAX_PATCH_FILES` files asks;
+* `fetch`: a URL the tool opens (Claude Code's `Monitor` `ws.url`, a WebSocket) is decided as a
+  call of the profile's fetch tool (`WebFetch`): a deny denies the call, an ask asks;
 * `globs`: a list of globs the tool matches case-insensitively, dotfiles included, `**` across
   directories (Gemini CLI's `read_many_files` `include`, its `glob` `pattern` under `dir_path`:
   `glob(..., {nocase: true, dot: true})`; a backslash is a `/`): each entry is weighed against the
@@ -24,7 +25,8 @@ those arguments and their role:
   as a path by the rules, case-sensitively, before.
 
 A file value that is not a string (or a list of strings, each a path) asks: it cannot be read as
-a path.
+a path; so does a URL that is not a string. An argument inside an object is named by its path
+(`ws.url`); a path through something that is not an object asks.
 """
 
 from __future__ import annotations
@@ -52,13 +54,15 @@ def check_files(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> Rul
     notes: list[str] = []
     for entry in call.spec.files:
         arg, role, tools = entry[0], entry[1], entry[2:]
-        value = call.args.get(arg)
+        value = _argument(call.args, arg)
         if value is None:
             continue
         if role == "patch":
             got = _patch(engine, call, value, tools, notes, decision)
         elif role == "globs":
             got = _globs(engine, call, arg, value, notes, tools[0] if tools else None)
+        elif role == "fetch":
+            got = _url(engine, call, arg, value, tools, notes)
         else:
             got = _paths(engine, call, arg, role, value, notes)
         if got is None:
@@ -77,6 +81,42 @@ def check_files(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> Rul
     out = RuleVerdict(None, matched=verdict.matched, diagnostics=verdict.diagnostics + notes)
     out.floor = verdict.floor
     return combine([(decision, rule)], out)
+
+
+_NOT_AN_OBJECT = object()  # a path through a value that is not an object (`ws` a string)
+
+
+def _argument(args: dict[str, Any], path: str) -> Any:
+    """The argument at `path` (`ws.url`: the `url` of the object `ws`), None when absent."""
+    if "." not in path:
+        return args.get(path)
+    value: Any = args
+    for key in path.split("."):
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            return _NOT_AN_OBJECT
+        value = value.get(key)
+    return value
+
+
+def _url(
+    engine: Engine, call: PreparedCall, arg: str, value: Any, tools: tuple[str, ...], notes: list[str]
+) -> tuple[str, Any] | None:
+    """What the fetch tool's rules say about the URL the tool opens (`Monitor`'s WebSocket)."""
+    if not isinstance(value, str) or "\x00" in value:
+        notes.append(f"`{arg}` is not one URL: needs approval")
+        return "ask", None
+    if not tools:
+        return None  # the profile has no fetch tool: the tool's own rules decide
+    sub = path_decision(engine, call, tools[0], value)
+    if sub.decision == "deny":
+        notes.append(f"`{value}` ({arg}) is opened by the tool: denied by the rules of `{tools[0]}`")
+        return "deny", sub.rule
+    if sub.decision == "ask":
+        notes.append(f"`{value}` ({arg}) is opened by the tool: `{tools[0]}` needs approval")
+        return "ask", sub.rule
+    return None
 
 
 def _paths(
