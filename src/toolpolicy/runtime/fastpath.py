@@ -80,7 +80,8 @@ def decide_fast(
         plan = plan_for(engine.policy, tool, engine.mode)
     if plan.any_key is not None or plan.spec.files:
         return None  # (`files`: other arguments name files the path rules decide, `tool_files`)
-    if plan.spec.fold_keys and has_variants(args, plan.spec):
+    declared = plan.declared
+    if declared is not None and not declared.issuperset(args) and has_variants(args, plan.spec):
         return None  # a key the agent reads as a declared argument (`CMD`): `rules.prepare` reads it
     workdir = plan.spec.workdir
     if workdir and any(k in args for k in workdir):

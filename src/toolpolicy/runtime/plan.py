@@ -17,6 +17,7 @@ from __future__ import annotations
 import re2
 
 from ..vocabulary.records import Record
+from .arg_names import declared_names
 from .compiled import DECISION_WEIGHT, CompiledPolicy, CompiledRule, ToolSpec
 from .pattern_set import ALLOW, DENY, FEW_MATCHES, PatternSet, literal_prefix
 from .views import clean
@@ -48,6 +49,7 @@ class ToolPlan:
     __slots__ = (
         "alias_keys",
         "any_key",
+        "declared",
         "fixed",
         "has_when",
         "keys",
@@ -88,6 +90,9 @@ class ToolPlan:
         self.spec = spec
         self.primary_keys = primary_keys
         self.alias_keys = primary_keys - {spec.arg}  # the primary argument's other spellings
+        # the argument names a tool that reads keys as Go does declares (`arg_names`), else None:
+        # a call whose keys are all of them has no other spelling to read (the fast path's test)
+        self.declared: frozenset[str] | None = declared_names(spec)[0] if spec.fold_keys else None
         self.rules = rules  # candidates, in file order
         self.need = need  # conditions each rule needs satisfied
         self.ranks = ranks
