@@ -255,3 +255,14 @@ def test_the_bash_claim_of_the_composed_values(dirs: tuple[Path, Path]) -> None:
     assert reaches(COMPOSED[2], dirs) == "secret"
     assert reaches(COMPOSED[3], dirs) == "nothing"  # README.md is read: only the shape is checked
     assert bash("x=README.md; y=x; echo ${!y}", dirs[0], dirs[1]) == "README.md\n"
+
+
+def test_the_history_builtin_spelled_with_quotes_is_still_the_history_builtin(
+    engines: dict[str, Engine], dirs: tuple[Path, Path]
+) -> None:
+    """`hi''story -r` is `history -r` to bash: the walk looks for it in the words as bash reads
+    them, so HISTFILE's file is still read (the hint once looked at the raw text only)."""
+    for spelled in ("hi''story", 'h"istory"', "hist\\ory"):
+        command = f"HISTFILE=.env; {spelled} -r; history"
+        assert any(".env" in r for u in shell.view(command).units for r in u.reads), command
+        assert decide(engines, "bypass", command, dirs) == "deny", command

@@ -596,7 +596,7 @@ class _Walk:
             if not stdin_code:
                 if interprets and _open_stdin(commands[0], text, self.table):
                     only = [*only, _open_stdin_unit(commands[0], text, taint)]
-                if _HISTORY_HINT.search(commands[0].raw):  # `history -r`: `~/.history` is read
+                if _touches_history(only_seen):  # `history -r`: `~/.history` is read
                     return _with_history(only, commands[0], {}, set(), bases)
                 return only
         units: list[Unit] = []
@@ -627,7 +627,8 @@ class _Walk:
                 more = [*more, _open_stdin_unit(cmd, text, taint)]
             if written and cmd.words:  # `echo 'rm x' > x.sh; bash x.sh`: the text written is the script
                 more = more + self.written_runs(cmd, written, depth, taint, bases, path)
-            if _HISTORY_HINT.search(cmd.raw):  # `history -r`, `bash -i`: the history file
+            seen = _searchable(cmd)
+            if _touches_history(seen):  # `history -r`, `bash -i`: the history file
                 more = _with_history(more, cmd, known, vague | outside, bases)
             if rebound and cmd.words:  # `hash -p /bin/cat ls; ls .env`: `ls` runs `cat`
                 more = more + self.rebound(cmd, rebound, depth, taint, bases)
@@ -640,7 +641,6 @@ class _Walk:
             ):
                 more = [u._replace(given=True) for u in more]  # (`engine._rule_floor`: no mode lifts it)
             first = cmd.words[0].value if cmd.words else ""
-            seen = _searchable(cmd)
             sets = cmd.assigns or first in VALUE_SETTERS or first in ALLOW_WRAPPERS
             if sets or "HOME" in seen or "hash" in seen or "BASH_" in seen:
                 k0 = _allow_start([w.value for w in cmd.words])  # the program, wrappers stripped
@@ -1329,7 +1329,14 @@ def _record_writes(written: dict[str, list[str | None]], cmd: Command, units: Se
 _MAX_WRITTEN = 8  # texts kept per file written
 
 
-_HISTORY_HINT = lazy_compile(r"history|HISTFILE|(?:^|\s)-[A-Za-z]*i")
+def _touches_history(seen: str) -> bool:
+    """Whether a command may read or write the history file (`_with_history` looks closer): it
+    names `history` or `HISTFILE`, or a shell with an option cluster holding `i`, in the words
+    as bash reads them (`_searchable`: `hi''story` is `history`). Every shell's name holds `sh`."""
+    return "hist" in seen or "HIST" in seen or ("sh" in seen and _INTERACTIVE_HINT.search(seen) is not None)
+
+
+_INTERACTIVE_HINT = lazy_compile(r"(?:^|\s)-[A-Za-z]*i")
 _HISTORY_READS = ("~/.history",)  # readline's default when HISTFILE is unset (every `bash -c`)
 _HISTORY_FILES = ("~/.bash_history",)  # an interactive bash's default HISTFILE
 
