@@ -1,0 +1,390 @@
+"""Review of the round-12 non-shell fixes (R12s): variants the fixes of R12b/c/d/e miss.
+
+Probes, per fix:
+- R12b-F1 (Claude Code's `Monitor`, `PowerShell`, `Artifact`, `Projects`): `PowerShell` commands are
+  read as bash, so PowerShell's own names for `rm` and `cat` pass Bash's deny rules; `Artifact`'s
+  `read_asset` saves a file into `out_dir`, which is not decided as a write.
+- R12c-F1 (`when` on a path argument): the readings added are lexical only; a symlink's target,
+  which the path rules follow, is not one of them.
+- R12d-F3 (Gemini's case-insensitive globs): the `glob` tool's pattern against a cwd-relative rule,
+  and a backslash, which `glob` (unlike `read_many_files`) reads as an escape on POSIX.
+- R12e-F2..F4 (`policy diff --exit-code`): a comparison that hits the analysis bound, or a
+  narrowed `when`, reports "0 changed" and passes the gate.
+
+Each finding is a strict xfail `R12s-Fn`; the probes that held are plain tests.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from toolpolicy import Engine, load_policy
+from toolpolicy.analysis.diff import diff_policies
+
+
+def _engine(tmp_path: Path, name: str, text: str, **kw: object) -> Engine:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return Engine(load_policy(path), hooks=False, **kw)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    """A project with a `.env`, a `secrets/` directory, a `.git/hooks` and a home beside it."""
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "secrets").mkdir()
+    (root / "secrets" / "k").write_text("k\n")
+    (root / ".git" / "hooks").mkdir(parents=True)
+    (root / ".env").write_text("SECRET=1\n")
+    (tmp_path / "home").mkdir()
+    return root
+
+
+def _ctx(ws: Path) -> dict[str, str]:
+    return {"cwd": str(ws), "home": str(ws.parent / "home")}
+
+
+def _decide(engine: Engine, ws: Path, tool: str, args: dict[str, object]) -> str:
+    return str(engine.decide(tool, args, context=_ctx(ws)).decision)
+
+
+# ----------------------------------------------------------------- R12b-F1's fix: PowerShell
+
+CLAUDE_DENY_LIST = """
+    version: 1
+    profile: claude-code
+    default: allow
+    rules:
+      - {decision: deny, match: "Bash(rm *)"}
+      - {decision: deny, match: "Read(./.env)"}
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="R12s-F1: PowerShell commands are read as bash: `del`, `Remove-Item`, `type .env` pass Bash's denies",
+)
+@pytest.mark.parametrize(
+    "command",
+    [
+        # `del`, `erase`, `ri`, `rd`, `rmdir` are built-in aliases of Remove-Item, as `rm` is
+        # (`Get-Alias` on every platform): the same deletion `rm -r src` is denied for
+        "del src",
+        "erase src",
+        "ri -Recurse src",
+        "Remove-Item -Recurse -Force src",
+        # `type` is a built-in alias of Get-Content (bash's `type` builtin reads no file): the
+        # secret is printed, while `cat .env` and `gc .env` are denied
+        "type .env",
+    ],
+)
+def test_powershell_aliases_meet_bash_denies(tmp_path: Path, ws: Path, command: str) -> None:
+    """R12b-F1 put `PowerShell` under Bash's deny rules (`deny_covers`), so `Bash(rm *)` and
+    `Read(./.env)` are meant to stop the same deletion and the same read in PowerShell. The
+    command is walked as a bash text, where `del`/`Remove-Item` are unknown programs and `type` the
+    bash builtin: allowed under `default: allow`."""
+    engine = _engine(tmp_path, "p", CLAUDE_DENY_LIST)
+    assert _decide(engine, ws, "PowerShell", {"command": command}) == "deny"
+
+
+@pytest.mark.xfail(
+    strict=True, reason="R12s-F1: in yolo with pack:secrets, PowerShell `type .env` is allowed"
+)
+def test_powershell_type_under_secrets_pack_in_yolo(tmp_path: Path, ws: Path) -> None:
+    """R12s-F1's worst form: pack:secrets in yolo denies `cat .env` in PowerShell too, but `type
+    .env` (Get-Content) only meets the pack's "names a credential file" ask, which yolo lifts."""
+    engine = _engine(tmp_path, "y", "version: 1\nprofile: claude-code\nmode: yolo\nextends: [pack:secrets]\n")
+    assert _decide(engine, ws, "PowerShell", {"command": "type .env"}) == "deny"
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("rm -r src", "deny"),
+        ("gc .env", "deny"),
+        ("Get-Content -Path .env", "deny"),
+        ("iex 'rm -r src'", "deny"),
+    ],
+)
+def test_powershell_names_bash_shares_held(tmp_path: Path, ws: Path, command: str, expected: str) -> None:
+    """Held: the names PowerShell shares with bash, Get-Content through its operand, and
+    Invoke-Expression of a quoted text meet Bash's denies."""
+    engine = _engine(tmp_path, "p", CLAUDE_DENY_LIST)
+    assert _decide(engine, ws, "PowerShell", {"command": command}) == expected
+
+
+# ----------------------------------------------------------------- R12b-F1's fix: Artifact's out_dir
+
+YOLO = "version: 1\nprofile: claude-code\nmode: yolo\n"
+
+
+@pytest.mark.xfail(
+    strict=True, reason="R12s-F2: Artifact read_asset saves into `out_dir`, never decided as a write"
+)
+@pytest.mark.parametrize("out_dir", [".git/hooks", ".claude/agents"])
+def test_artifact_read_asset_out_dir_is_a_write(tmp_path: Path, ws: Path, out_dir: str) -> None:
+    """Claude Code 2.1.330's `ArtifactInput`: "'read_asset' saves one of them to a local file named
+    by its id (pass `url` and `asset_id`, optionally `out_dir`) ... saving to any directory other
+    than the default is an ordinary file save the user may be asked to approve". The profile
+    declares `file_path`/`file_paths` (uploads) but not `out_dir`, so in yolo a file is written
+    into a protected directory (`.claude/agents/<id>.md` is a subagent definition) with no ask,
+    where `Write` to the same directory asks in every mode."""
+    engine = _engine(tmp_path, "y", YOLO)
+    args = {
+        "action": "read_asset",
+        "url": "https://claude.ai/artifact/1",
+        "asset_id": "a1",
+        "out_dir": out_dir,
+    }
+    assert _decide(engine, ws, "Artifact", args) == "ask"
+
+
+def test_write_into_protected_directory_asks_in_yolo(tmp_path: Path, ws: Path) -> None:
+    """Held (the control for R12s-F2): `Write` into the same directories asks in yolo."""
+    engine = _engine(tmp_path, "y", YOLO)
+    for path in (".git/hooks/a1.md", ".claude/agents/a1.md"):
+        assert _decide(engine, ws, "Write", {"file_path": path, "content": "x"}) == "ask"
+
+
+def test_monitor_variants_held(tmp_path: Path, ws: Path) -> None:
+    """Held: Monitor's command meets Bash's denies and path rules; its `ws.url` meets WebFetch's
+    domain deny in any case and with a trailing dot; `ws` in another shape asks."""
+    engine = _engine(
+        tmp_path,
+        "m",
+        CLAUDE_DENY_LIST + '      - {decision: deny, match: "WebFetch(domain:evil.example)"}\n',
+    )
+    base = {"description": "d", "timeout_ms": 5}
+    assert _decide(engine, ws, "Monitor", {**base, "command": "rm -rf src"}) == "deny"
+    assert _decide(engine, ws, "Monitor", {**base, "command": "tail -f .env"}) == "deny"
+    assert _decide(engine, ws, "Monitor", {**base, "ws": {"url": "wss://EVIL.example./x"}}) == "deny"
+    assert _decide(engine, ws, "Monitor", {**base, "ws": "wss://evil.example/x"}) == "ask"
+    assert _decide(engine, ws, "Monitor", {**base, "ws": [{"url": "wss://evil.example/x"}]}) == "ask"
+
+
+# ----------------------------------------------------------------- R12c-F1's fix: `when` through a symlink
+
+WHEN_ENV = """
+    version: 1
+    profile: claude-code
+    default: allow
+    rules:
+      - {id: no-env, decision: deny, match: "Read|Write", when: 'args.file_path.endsWith(".env")'}
+"""
+
+
+@pytest.mark.xfail(
+    strict=True, reason="R12s-F3: a `when` on a path never sees a symlink's target (the path rules do)"
+)
+@pytest.mark.parametrize("tool", ["Read", "Write"])
+def test_when_on_path_reads_the_symlink_target(tmp_path: Path, ws: Path, tool: str) -> None:
+    """R12c-F1 evaluates a `when` also "on the path the tool opens" (`views.path_readings`, whose
+    docstring names "a symlink's target, where the view has them"). A workspace symlink `cfg ->
+    .env` (a hostile repository ships it: SECURITY.md's threat model) makes Read/Write open `.env`;
+    `Read(./.env)` would deny it (the path view resolves the target), but the README-style `when`
+    deny sees only `cfg` and its lexical forms: allowed."""
+    os.symlink(".env", ws / "cfg")
+    engine = _engine(tmp_path, "w", WHEN_ENV)
+    args: dict[str, object] = {"file_path": "cfg"}
+    if tool == "Write":
+        args["content"] = "X=1"
+    assert _decide(engine, ws, tool, args) == "deny"
+
+
+def test_when_on_path_lexical_readings_held(tmp_path: Path, ws: Path) -> None:
+    """Held: the lexical readings of R12c-F1 (`.env/.`, `~/..` forms, an absolute path) and a path
+    rule through the same symlink."""
+    os.symlink(".env", ws / "cfg")
+    engine = _engine(tmp_path, "w", WHEN_ENV)
+    for path in (".env/.", "src/../.env", str(ws / ".env") + "/."):
+        assert _decide(engine, ws, "Read", {"file_path": path}) == "deny"
+    rule = _engine(
+        tmp_path,
+        "r",
+        'version: 1\nprofile: claude-code\ndefault: allow\npermissions:\n  deny: ["Read(./.env)"]\n',
+    )
+    assert _decide(rule, ws, "Read", {"file_path": "cfg"}) == "deny"
+
+
+# ----------------------------------------------------------------- R12d-F3's fix: Gemini's `glob` tool
+
+GEMINI_CWD_RULE = """
+    version: 1
+    profile: gemini
+    default: allow
+    permissions:
+      deny: ["read_file(./.env)"]
+"""
+GEMINI_FLOATING_RULE = GEMINI_CWD_RULE.replace("./.env", ".env")
+
+
+@pytest.mark.xfail(
+    strict=True, reason="R12s-F4: Gemini `glob` with `.ENV` passes a cwd-relative `read_file(./.env)`"
+)
+@pytest.mark.parametrize("pattern", [".ENV", "**/.ENV", ".En?"])
+def test_gemini_glob_tool_case_with_cwd_relative_rule(tmp_path: Path, ws: Path, pattern: str) -> None:
+    """glob.ts matches with `nocase: !case_sensitive`, so `.ENV` finds `.env`. The engine denies
+    `glob {"pattern": ".env"}` under `read_file(./.env)` and `read_many_files [".ENV"]` too, but
+    `glob {"pattern": ".ENV"}` is allowed: R12d-F3's case folding reaches the glob tool only for
+    floating rules."""
+    engine = _engine(tmp_path, "g", GEMINI_CWD_RULE)
+    assert _decide(engine, ws, "glob", {"pattern": pattern}) == "deny"
+
+
+@pytest.mark.xfail(
+    strict=True, reason="R12s-F5: Gemini `glob` reads a backslash as an escape; the engine reads it as `/`"
+)
+@pytest.mark.parametrize("pattern", [".e\\nv", ".\\ENV"])
+def test_gemini_glob_tool_backslash_is_an_escape(tmp_path: Path, ws: Path, pattern: str) -> None:
+    """`read_many_files` replaces `\\` by `/` before globbing (`p.replace(/\\\\/g, "/")` in the
+    0.61 bundle), but the `glob` tool passes `this.params.pattern` to `glob()` as is, where on
+    POSIX a backslash escapes the next character: `.e\\nv` is `.env`. The engine reads every
+    backslash as `/` (`.e/nv`), which names nothing the rule guards."""
+    engine = _engine(tmp_path, "g", GEMINI_FLOATING_RULE)
+    assert _decide(engine, ws, "glob", {"pattern": pattern}) == "deny"
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("glob", {"pattern": ".env"}),
+        ("read_many_files", {"include": [".ENV"]}),
+        ("read_many_files", {"include": ["[.]env"]}),
+        ("read_many_files", {"include": ["{x,.E{n,m}V}"]}),
+        ("read_many_files", {"include": ["[^a]env"]}),
+        ("read_many_files", {"include": ["src/../.ENV"]}),
+        ("read_many_files", {"include": [".[[:alpha:]]nv"]}),
+        ("read_many_files", {"include": [".env/**"]}),
+    ],
+)
+def test_gemini_globs_held(tmp_path: Path, ws: Path, tool: str, args: dict[str, object]) -> None:
+    """Held: classes, braces, `..` and the exact name under a cwd-relative rule."""
+    engine = _engine(tmp_path, "g", GEMINI_CWD_RULE)
+    assert _decide(engine, ws, tool, args) == "deny"
+
+
+def test_gemini_backslash_in_read_many_files_held(tmp_path: Path, ws: Path) -> None:
+    """Held: in `read_many_files` a backslash is a `/` (as Gemini reads it), so `.\\ENV` is `./ENV`,
+    not `.env`: allowed; and `[!.]env` cannot match `.env`."""
+    engine = _engine(tmp_path, "g", GEMINI_FLOATING_RULE)
+    assert _decide(engine, ws, "read_many_files", {"include": [".\\ENV"]}) == "allow"
+    assert _decide(engine, ws, "read_many_files", {"include": ["[!.]env"]}) == "allow"
+
+
+# ----------------------------------------------------------------- docker-agent's Go argument names
+
+DOCKER = """
+    version: 1
+    profile: docker-agent
+    default: ask
+    rules:
+      - {decision: deny, match: "read_file(./.env)"}
+      - {decision: deny, match: "shell(rm *)"}
+      - {decision: allow, match: "shell(ls *)"}
+      - {decision: allow, match: "read_file"}
+      - {decision: allow, match: "read_multiple_files"}
+"""
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "expected"),
+    [
+        # Go leaves a field unchanged on `null`: `cmd` keeps `rm -rf ~`
+        ("shell", {"cmd": "rm -rf ~", "CMD": None}, "deny"),
+        ("shell", {"CMD": "rm -rf ~", "cmd": None}, "deny"),
+        ("read_file", {"path": ".env", "PATH": None}, "deny"),
+        ("read_multiple_files", {"paths": ["src/a.py"], "pathſ": [".env"]}, "deny"),
+        # `~` forms docker-agent reads as plain names (`filepath.Clean` removes `~x/..`)
+        ("read_file", {"path": "~x/../.env"}, "deny"),
+        ("read_file", {"path": "~+/../.env"}, "deny"),
+        ("read_file", {"path": "~-/../.env"}, "deny"),
+        ("read_multiple_files", {"paths": ["~root/../.env"]}, "deny"),
+        # lists of mixed types are never allowed
+        ("read_multiple_files", {"paths": ["src/a.py", 1, ".env"]}, "ask"),
+        ("read_multiple_files", {"paths": ["src/a.py", None, ".env"]}, "ask"),
+        ("read_multiple_files", {"paths": [[".env"]]}, "ask"),
+    ],
+)
+def test_docker_agent_argument_variants_held(
+    tmp_path: Path, ws: Path, tool: str, args: dict[str, object], expected: str
+) -> None:
+    """Held (R12c-F2/F4): a `null` under another spelling, `~user`/`~+`/`~-` forms and mixed lists."""
+    engine = _engine(tmp_path, "d", DOCKER, mode="yolo")
+    assert _decide(engine, ws, tool, args) == expected
+
+
+# ----------------------------------------------------------------- R12e's fixes: `policy diff --exit-code`
+
+# 40 credential-file denies (the first 40 file patterns of pack:secrets) on one declared path tool
+_CREDENTIALS = [
+    "~/.ssh/id_*", "**/.ssh/id_*", "*.pem", "*.key", "*.p12", "*.pfx", "~/.aws/credentials",
+    "~/.aws/config", "~/.aws/sso/cache/**", "~/.aws/cli/cache/**", "~/.config/gcloud/**",
+    "~/.azure/**", "~/.kube/config", "~/.docker/config.json", "~/.netrc", "~/.npmrc", "~/.pypirc",
+    "~/.git-credentials", "~/.pgpass", "~/.gnupg/**", "~/.config/gh/hosts.yml",
+    "~/Library/Keychains/**", "~/.mozilla/**", "~/.config/google-chrome/**",
+    "~/.config/chromium/**", "~/Library/Application Support/Google/Chrome/**",
+    "~/Library/Application Support/Firefox/**", ".env", ".env.local", ".env.*.local",
+    ".env.production", ".env.prod", ".env.staging", ".env.development", ".env.test",
+    "//proc/**/environ", "**/id_rsa", "**/id_dsa", "**/id_ecdsa", "**/id_ed25519",
+]  # fmt: skip
+_READER = "version: 1\ndefault: ask\ntools:\n  reader: {kind: path, arg: path}\n"
+
+
+def _load(tmp_path: Path, name: str, text: str):  # type: ignore[no-untyped-def]
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(text, encoding="utf-8")
+    return load_policy(path)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="R12s-F6: `policy diff --exit-code` passes when the analysis bound is hit (a removed deny list)",
+)
+def test_diff_removed_deny_list_past_the_analysis_bound(tmp_path: Path, ws: Path) -> None:
+    """A pull request deletes the credential denies (or swaps `extends: [pack:secrets]` for
+    another pack: the same result, "0 of 23 tool(s) changed", exit 0, in about 11 s). The
+    regions of the tool are too big to enumerate, so only a call without arguments is compared
+    ("no difference found (approximate)"), and `--exit-code` passes a change that turns `reader
+    ~/.netrc` from deny into allow in yolo. A comparison that could not be made is "may be more
+    permissive", the way R12e-F3 made a kind change incomparable."""
+    old_text = _READER + "rules:\n  - id: creds\n    decision: deny\n    match:\n"
+    old_text += "".join(f'      - "reader({p})"\n' for p in _CREDENTIALS)
+    old = _load(tmp_path, "old", old_text)
+    new = _load(tmp_path, "new", _READER + "rules: []\n")
+    # the truth: NEW allows what OLD denies (yolo lifts the default ask)
+    assert Engine(old, mode="yolo", hooks=False).decide("reader", {"path": "~/.netrc"}).decision == "deny"
+    assert Engine(new, mode="yolo", hooks=False).decide("reader", {"path": "~/.netrc"}).decision == "allow"
+    assert diff_policies(old, new).more_permissive()
+
+
+def test_diff_removed_short_deny_list_held(tmp_path: Path) -> None:
+    """Held: below the bound, removing the denies is reported more permissive."""
+    old_text = _READER + "rules:\n  - id: creds\n    decision: deny\n    match:\n"
+    old_text += "".join(f'      - "reader({p})"\n' for p in _CREDENTIALS[:8])
+    old = _load(tmp_path, "old", old_text)
+    new = _load(tmp_path, "new", _READER + "rules: []\n")
+    assert diff_policies(old, new).more_permissive()
+
+
+@pytest.mark.xfail(
+    strict=True, reason="R12s-F7: `policy diff --exit-code` passes a deny whose `when` was narrowed"
+)
+def test_diff_narrowed_when_fails_the_gate(tmp_path: Path, ws: Path) -> None:
+    """OLD denies Read when `args.file_path.endsWith(".env")`; NEW rewrites the condition to
+    `args.file_path == ".env"`. `policy diff --exit-code` says "0 of 23 tool(s) changed" and exits
+    0, but `Read src/.env` goes from deny to allow: the witnesses come from the `match` globs, never
+    from the condition, so a rewritten `when` is compared on calls that both conditions treat
+    alike. A tool whose `when` rules differ should at least be incomparable."""
+    base = "version: 1\nprofile: claude-code\ndefault: ask\nrules:\n"
+    rule = "  - {{id: d, decision: deny, match: Read, when: '{}'}}\n  - {{decision: allow, match: Read}}\n"
+    old = _load(tmp_path, "old", base + rule.format('args.file_path.endsWith(".env")'))
+    new = _load(tmp_path, "new", base + rule.format('args.file_path == ".env"'))
+    args = {"file_path": "src/.env"}
+    assert Engine(old, hooks=False).decide("Read", args, context=_ctx(ws)).decision == "deny"
+    assert Engine(new, hooks=False).decide("Read", args, context=_ctx(ws)).decision == "allow"
+    assert diff_policies(old, new).more_permissive()
