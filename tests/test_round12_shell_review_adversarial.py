@@ -367,11 +367,42 @@ DOCKER_SHORT_EQUALS = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="R12r-F8: docker `-v=HOST:CTR` (pflag) is not read as a mount")
 @pytest.mark.parametrize("policy", ["bypass", "yolo"])
 @pytest.mark.parametrize("command", DOCKER_SHORT_EQUALS.values(), ids=DOCKER_SHORT_EQUALS.keys())
 def test_docker_short_equals_mount(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str
 ) -> None:
+    """R12r-F8 (fixed): pflag programs (`pflag: true` in the knowledge) read `-v=V` as `-v V`."""
     # as `docker run -v $HOME/.ssh:/k ...`: deny (Read(~/.ssh/**))
     assert decide(engines, policy, command, dirs) == "deny"
+
+
+# The fix's edges: pflag's `=` anywhere in a short cluster (`-itv=`), podman/nerdctl/compose (the
+# plugin and the standalone `docker-compose`), kubectl's `-f=F`; a flag given `=false` consumes the
+# rest of its word (no mount); a container path alone is a volume, not a host path.
+PFLAG_DENY = [
+    "docker run -itv=$HOME/.ssh:/k alpine cat /k/id_rsa",
+    "docker container run -v=$HOME/.ssh:/k alpine cat /k/id_rsa",
+    "nerdctl run -v=$HOME/.ssh:/k alpine cat /k/id_rsa",
+    "nerdctl run -v $HOME/.ssh:/k alpine cat /k/id_rsa",
+    "docker compose run -v=$HOME/.ssh:/k app cat /k/id_rsa",
+    "docker-compose run -v $HOME/.ssh:/k app cat /k/id_rsa",
+    "docker-compose run -v=$HOME/.ssh:/k app cat /k/id_rsa",
+    "kubectl apply -f=$HOME/.ssh/id_rsa",
+]
+
+
+@pytest.mark.parametrize("command", PFLAG_DENY)
+def test_pflag_short_equals_edges_denied(
+    engines: dict[str, Engine], dirs: tuple[Path, Path], command: str
+) -> None:
+    assert decide(engines, "bypass", command, dirs) == "deny"
+
+
+@pytest.mark.parametrize(
+    "command", ["docker run -i=false -v=/data alpine ls", "docker run -v=vol:/data alpine ls"]
+)
+def test_pflag_short_equals_no_host_path(
+    engines: dict[str, Engine], dirs: tuple[Path, Path], command: str
+) -> None:
+    assert decide(engines, "bypass", command, dirs) == "allow"

@@ -228,6 +228,10 @@ class CommandDecl(_Model):
         default=False,
         description="options are whole words, `-name` or `--name`, `=value` or the next word (Go)",
     )
+    pflag: bool = Field(
+        default=False,
+        description="a short option then `=` takes the rest of the word as its value (`-v=V`: Go's pflag)",
+    )
 
 
 class PolicyDocument(_Model):

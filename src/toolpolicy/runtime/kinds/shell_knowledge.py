@@ -127,6 +127,7 @@ class Spec(Record):
     reads_tree: bool = False  # `read` operands are read with everything under them (`rg`)
     modules: Subcommands | None = None  # role `module`: module name -> the spec of its argv (`python -m`)
     single_dash: bool = False  # options are whole words, `-name`/`--name`, `=value` or the next word (Go)
+    pflag: bool = False  # a short option then `=` takes the rest as its value (`-v=V`: Go's pflag)
 
 
 class Subcommands:
@@ -237,6 +238,8 @@ def build_spec(name: str, data: Mapping[str, Any]) -> Spec:
             body.setdefault("inherit", True)
         if single_dash:  # a Go program's subcommands parse their flags the same way
             body.setdefault("single_dash", True)
+        if data.get("pflag"):  # (so do a pflag program's: cobra gives them all one parser)
+            body.setdefault("pflag", True)
         for sub_name in sub_names.replace(",", " ").split():
             subs[sub_name] = (f"{name} {sub_name}", body)
     if subs and "subcommand" not in roles:
@@ -271,6 +274,7 @@ def build_spec(name: str, data: Mapping[str, Any]) -> Spec:
         reads_tree=bool(data.get("reads_tree", False)),
         modules=Subcommands(mods) if mods else None,
         single_dash=single_dash,
+        pflag=bool(data.get("pflag", False)),
     )
 
 
@@ -585,6 +589,15 @@ def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) 
                     if spec.unknown_exec:
                         _effects(acc, {"exec"}, f"`-{w[j]}`", "an option this program may run a command with")
                     continue
+                if spec.pflag and words[i][j + 1 : j + 2] == "=":
+                    # spf13/pflag `parseSingleShortArg`: `-f=arg` (anywhere in a cluster: `-itv=V`)
+                    # gives the option the rest of the word, a flag's value too (`-i=false`)
+                    if o.takes == NONE:
+                        if o.effects or o.writes:
+                            _option(acc, o, "-" + w[j], None, 0, words)
+                        break
+                    opt, w, value, cut = o, "-" + w[j], i, j + 2
+                    break
                 if o.takes == NONE:
                     if o.effects or o.writes:
                         _option(acc, o, "-" + w[j], None, 0, words)
