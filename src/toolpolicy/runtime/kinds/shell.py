@@ -545,7 +545,17 @@ _REPLACE = "{}"
 class _Facts:
     """What command knowledge found in one unit (and the commands it runs)."""
 
-    __slots__ = ("deny", "exec", "notes", "reads", "scripts", "stdin_code", "writes")
+    __slots__ = (
+        "deny",
+        "exec",
+        "interprets",
+        "notes",
+        "reads",
+        "scripts",
+        "stdin_code",
+        "stdin_shell",
+        "writes",
+    )
 
     def __init__(self) -> None:
         self.deny: list[str] = []
@@ -555,6 +565,8 @@ class _Facts:
         self.notes: list[str] = []
         self.exec = False
         self.stdin_code = False  # the program runs what reaches its stdin (`xargs sh -c '{}'`)
+        self.stdin_shell = False  # a command it runs is a shell reading stdin (`strace bash`, `chroot / sh`)
+        self.interprets = False  # ... or an interpreter given no script (`strace python3`)
 
 
 _NO_FACTS = _Facts()  # shared by the units that find nothing (never written to)
@@ -817,6 +829,11 @@ class _Walk:
             and self._fills_a_writer(values[k0:])
         ):
             facts.writes.append(SOFT + _DYN + UNKNOWN)  # `xargs cp evil`: the operands come later
+        if facts.interprets:
+            interprets = True  # `strace python3`: an interpreter the knowledge sees it run
+        if facts.stdin_shell and stdin:  # `strace bash <<EOF`, `chroot / sh <<< '...'`: the script
+            for s in stdin:
+                facts.scripts[s.text] = facts.scripts.get(s.text, False) or not s.literal
         if stdin and interprets:
             facts.exec = True  # `python3 - <<EOF`: the heredoc is code
             facts.notes.append(f"`{values[k0]}` runs the code fed to its standard input")
@@ -1054,6 +1071,14 @@ class _Walk:
                 _add_script(facts.scripts, inner, idx, 0)
             if name == "xargs" and basename(inner_values[0]) in SHELLS and len(inner_values) > 1:
                 facts.stdin_code = True  # `xargs sh -c '{}'` / `xargs sh`: the input may be code
+            elif name not in _STDIN_OWN and _gives_stdin(name, values[:s]):  # `strace -f bash`,
+                # `chroot / sh`, `unshare sudo -s`: the command it runs inherits its stdin (the same
+                # see-through as the deny texts above)
+                inner_starts = _deny_starts(inner_values)
+                if _stdin_shell(inner_values, inner_starts):
+                    facts.stdin_code = facts.stdin_shell = True
+                elif any(_reads_code_from_stdin(inner_values[k:], self.table) for k in inner_starts):
+                    facts.interprets = True
             n = self.facts(inner, facts, bases, n + 1, depth=depth)
         return n
 
@@ -1642,10 +1667,7 @@ def _open_stdin(cmd: Command, text: str, table: Table) -> bool:
     if cmd.stdin or cmd.reads:
         return False
     values = [w.value for w in cmd.words]
-    if not any(
-        _reads_typed_code(values[k:], table)
-        for k in dict.fromkeys([_allow_start(values), *_deny_starts(values)])
-    ):
+    if not any(_reads_typed_code(argv, table) for argv in _runs_within(values, table)):
         return False
     raw = cmd.raw
     piped = False
@@ -1656,6 +1678,29 @@ def _open_stdin(cmd: Command, text: str, table: Table) -> bool:
         elif not before or before[-1] in _COMMAND_STARTS or before.endswith(_COMMAND_WORDS):
             return True  # where a command starts (not inside another's words or a heredoc's text)
     return not piped
+
+
+def _runs_within(values: Sequence[str], table: Table) -> list[Sequence[str]]:
+    """The command `values` and the commands it runs, seen through the wrappers (`_deny_starts`,
+    the allow start) and the knowledge's `command` operands (`strace -f bash`, `chroot / sh`,
+    `busybox sh`), nested (`strace chroot / nice bash`), bounded (`_MAX_INNER`); xargs' and
+    parallel's commands read no stdin of theirs (`_STDIN_OWN`)."""
+    out: list[Sequence[str]] = []
+    todo: list[Sequence[str]] = [values]
+    while todo and len(out) < _MAX_INNER:
+        argv = todo.pop()
+        for k in dict.fromkeys([_allow_start(argv), *_deny_starts(argv)]):
+            sub = argv[k:]
+            if not sub or len(out) >= _MAX_INNER:
+                continue
+            out.append(sub)
+            name = basename(sub[0])
+            if name in SHELLS or name in _STDIN_OWN or (spec := table.get(name)) is None:
+                continue
+            for a, b in analyse(sub, table, spec).commands:
+                if a and sub[a][:1] != "-" and _gives_stdin(name, sub[:a]):  # (not a `--rsh=CMD` value)
+                    todo.append(sub[a:b])
+    return out
 
 
 _COMMAND_STARTS = frozenset(";&|(){}\n!`")
@@ -1675,7 +1720,7 @@ def _reads_typed_code(values: Sequence[str], table: Table) -> bool:
     args = values[1:]
     if any(a in _PRINT_AND_EXIT or (a == "-v" and not name.startswith("python")) for a in args):
         return False  # `bash --version`, `node -v` (Python's `-v` is verbose: it still reads)
-    if name in SHELLS or name in _STDIN_RUNNERS:
+    if name in SHELLS or name in _STDIN_RUNNERS or name in _SHELL_STARTERS:
         return _stdin_shell(values, [0])
     spec = table.get(name)
     if spec is None or not any(o.role == "code" for o in (*spec.short.values(), *spec.long.values())):
@@ -1757,13 +1802,82 @@ def _stdin_shell(values: Sequence[str], stages: Sequence[int]) -> bool:
             return True
         if name in _STDIN_RUNNERS and _runner_reads_stdin(values[k + 1 :]):
             return True
+        if name in _SHELL_STARTERS and _starts_stdin_shell(name, values[k + 1 :]):
+            return True
         if name in _SOURCE and len(values) > k + 1 and values[k + 1] in _STDIN_FILES:
             return True
     return False
 
 
 _STDIN_RUNNERS = frozenset({"at", "batch"})  # they queue the shell script on their stdin (at(1))
-_STDIN_NAMES = SHELLS | _STDIN_RUNNERS | _SOURCE  # the names `_stdin_shell` looks for
+# programs whose command operand does not read the program's stdin (it reads the arguments there)
+_STDIN_OWN = frozenset({"xargs", "gxargs", "parallel"})
+# programs that start the user's shell when given no command (`sudo -s`, `su`): it reads stdin
+_ATTACHERS = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc"})
+
+
+def _gives_stdin(name: str, head: Sequence[str]) -> bool:
+    """Whether the command a program runs (its words before it: `head`) reads the program's stdin:
+    a container's only with `-i` (docker-run(1) `--interactive`: "Keep STDIN open even if not
+    attached"; kubectl's `-i`/`--stdin`); compose's `run`/`exec` attach it unless told not to."""
+    if name not in _ATTACHERS:
+        return True
+    for a in head[1:]:
+        if (
+            a == "compose"
+            or a in ("--interactive", "--stdin")
+            or a.startswith(("--interactive=t", "--stdin=t"))
+        ):
+            return True
+        if a[:1] == "-" and a[1:2] != "-" and "i" in a.split("=", 1)[0]:
+            return True  # `-i`, `-it`, `-itv=...`
+    return False
+
+
+_SHELL_STARTERS = frozenset({"sudo", "su", "runuser", "doas", "pkexec"})
+_STDIN_NAMES = SHELLS | _STDIN_RUNNERS | _SOURCE | _SHELL_STARTERS  # the names `_stdin_shell` looks for
+_SU_VALUED = frozenset(
+    {"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"}
+)
+
+
+def _starts_stdin_shell(name: str, args: Sequence[str]) -> bool:
+    """`sudo -s`, `sudo -i`, `doas -s` (no command: sudo(8) "an interactive shell is executed"),
+    `pkexec` (pkexec(1): "the default shell will be run"), `su [-] [USER]`, `runuser USER`: a shell
+    reading its commands from stdin; `su USER ARGS`, `runuser USER ARGS` pass ARGS to that shell."""
+    if name in ("sudo", "doas", "pkexec"):
+        if inner_start([name, *args], strict=False) is not None:
+            return False  # a command: the deny walk sees through to it
+        if name == "pkexec":
+            return True
+        return any(
+            a in ("--shell", "--login")
+            or (a[:1] == "-" and a[1:2] != "-" and ("s" in a or (name == "sudo" and "i" in a)))
+            for a in args
+        )
+    if name == "runuser" and any(a == "-u" or a.startswith("--user") for a in args):
+        return False  # `runuser -u USER CMD`: a command (`_runuser`)
+    operands: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-c", "--command", "--session-command") or a.startswith(
+            ("--command=", "--session-command=")
+        ):
+            return False  # a script (`nested_scripts`)
+        if a == "--":
+            operands.extend(args[i + 1 :])
+            break
+        if a in _SU_VALUED:
+            i += 2
+            continue
+        if a[:1] != "-" or a == "-":
+            operands.append(a)
+        elif a[:2] != "--" and "c" in a:
+            return False  # `su -lc CMD`
+        i += 1
+    rest = [a for a in operands if a != "-"][1:]  # after the user
+    return not rest or _shell_reads_stdin(rest)
 
 
 def _runner_reads_stdin(args: Sequence[str]) -> bool:

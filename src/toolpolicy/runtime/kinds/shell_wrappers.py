@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 from ...vocabulary.lazy_regex import lazy_compile
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish"})
+SHELLS = frozenset({"sh", "bash", "rbash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish"})
 ALLOW_WRAPPERS = frozenset(
     {"timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin", "noglob"}
     | {"gtimeout", "gnice", "gnohup", "gstdbuf"}  # GNU's, under Homebrew's names
