@@ -428,6 +428,8 @@ FED_EDGES = [
     "strace -f bash <<'EOF'\nrm -rf evil\nEOF",
     "chroot / sh <<< 'rm -rf evil'",
     "sudo -s <<< 'rm -rf evil'",
+    "echo 'rm -rf evil' | docker run -i alpine sh",
+    "echo 'rm -rf evil' | kubectl exec --stdin pod -- sh",
 ]
 
 
@@ -448,7 +450,12 @@ def test_fed_unknown_output_behind_knowledge_wrappers_not_allowed(
 
 @pytest.mark.parametrize(
     "command",
-    ["echo hi | sudo -u root cat", "echo hi | su -c 'cat' root", "echo a | xargs -n1 bash -c 'echo $0'"],
+    [
+        "echo hi | sudo -u root cat",
+        "echo hi | su -c 'cat' root",
+        "echo a | xargs -n1 bash -c 'echo $0'",
+        "echo 'rm -rf evil' | docker run --rm alpine sh",  # no `-i`: the container's stdin is empty
+    ],
 )
 def test_fed_shell_starters_with_a_command_allowed(
     engines: dict[str, Engine], dirs: tuple[Path, Path], command: str
