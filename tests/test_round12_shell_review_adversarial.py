@@ -314,13 +314,12 @@ def test_print_lookalikes_claim(command: str, tmp_path: Path) -> None:
     assert deletes(f'{command} <<< "{code}"', tmp_path)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R12r-F6: `bash -v`, `bash -h`, `bash -s -- -h` read as print-and-exit"
-)
 @pytest.mark.parametrize("command", PRINT_LOOKALIKES.values(), ids=PRINT_LOOKALIKES.keys())
 def test_codex_print_lookalikes_ask(
     engines: dict[str, Engine], dirs: tuple[Path, Path], command: str
 ) -> None:
+    """R12r-F6 (fixed): print-and-exit options count only as the program's own, before its
+    operands (a shell's: `--version`/`--help` first; `bash -v`/`-h` are verbose/hashall)."""
     assert decide(engines, "codex", command, dirs) == "ask"
 
 
@@ -349,9 +348,19 @@ def test_source_dev_stdin_claim(tmp_path: Path) -> None:
     assert deletes(". /dev/stdin <<< 'rm -rf evil'", tmp_path)
 
 
-@pytest.mark.xfail(strict=True, reason="R12r-F7: `. /dev/stdin`, `bash < /dev/tty` are not open-stdin units")
-@pytest.mark.parametrize("command", TERMINAL_STDIN.values(), ids=TERMINAL_STDIN.keys())
+_FD_DUP_XFAIL = pytest.mark.xfail(
+    strict=True,
+    reason="R12r-F7 (open): tree-sitter-bash parses `bash 0<&1` as the argument `0` then `<&1`",
+)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [pytest.param(c, id=k, marks=[_FD_DUP_XFAIL] if k == "fd-1" else []) for k, c in TERMINAL_STDIN.items()],
+)
 def test_codex_terminal_stdin_asks(engines: dict[str, Engine], dirs: tuple[Path, Path], command: str) -> None:
+    """R12r-F7 (fixed but `0<&1`): `< /dev/tty`/`/dev/stdin`/`/proc/self/fd/0` keep stdin open;
+    `. /dev/stdin` is a shell reading what is typed."""
     assert decide(engines, "codex", command, dirs) == "ask"
 
 
@@ -461,3 +470,43 @@ def test_fed_shell_starters_with_a_command_allowed(
     engines: dict[str, Engine], dirs: tuple[Path, Path], command: str
 ) -> None:
     assert decide(engines, "bypass", command, dirs) == "allow"
+
+
+# The fix's edges (F6, F7): real print-and-exit forms still allowed; the lookalikes in other
+# positions ask; a `<` from a file is a given stdin; `source -`/`/dev/fd/0` read the terminal.
+@pytest.mark.parametrize(
+    "command",
+    [
+        "bash --help",
+        "bash --version -s",
+        "python3 -V",
+        "node --version",
+        "fish -v",
+        "sudo -V",
+        "bash < x.sh",
+        "bash -s < x.sh",
+    ],
+)
+def test_codex_print_and_exit_edges_allowed(
+    engines: dict[str, Engine], dirs: tuple[Path, Path], command: str
+) -> None:
+    assert decide(engines, "codex", command, dirs) == "allow"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "bash -x --version",
+        "bash -s --version",
+        "python3 - -V",
+        "node - --version",
+        "source /dev/fd/0",
+        ". /proc/self/fd/0",
+        "python3 < /dev/tty",
+        "sudo -s < /dev/tty",
+    ],
+)
+def test_codex_print_and_exit_edges_ask(
+    engines: dict[str, Engine], dirs: tuple[Path, Path], command: str
+) -> None:
+    assert decide(engines, "codex", command, dirs) == "ask"

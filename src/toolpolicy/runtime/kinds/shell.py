@@ -1664,8 +1664,8 @@ def _open_stdin(cmd: Command, text: str, table: Table) -> bool:
     its text occurs in `text`, and (seen through its wrappers) a shell reading its script from
     stdin (`bash`, `sh -i`, `bash -s`, `at now`) or an interpreter given no script, code or module
     (`python3`, `node -i`, `perl -`), unless an option makes it print and exit (`--version`)."""
-    if cmd.stdin or cmd.reads:
-        return False
+    if cmd.stdin or any(r not in _TERMINAL_STDIN for r in cmd.reads):
+        return False  # (`< /dev/tty`, `< /dev/stdin`: the terminal, what is typed)
     values = [w.value for w in cmd.words]
     if not any(_reads_typed_code(argv, table) for argv in _runs_within(values, table)):
         return False
@@ -1705,6 +1705,8 @@ def _runs_within(values: Sequence[str], table: Table) -> list[Sequence[str]]:
 
 _COMMAND_STARTS = frozenset(";&|(){}\n!`")
 _COMMAND_WORDS = (" then", " do", " else", "$(")
+# a `<` from these gives a shell the terminal (or its own stdin): what is typed into it
+_TERMINAL_STDIN = frozenset({"/dev/tty", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 # options that make a shell or interpreter print and exit, or run something other than its
 # stdin (`node --test`), whatever else the arguments say
 _PRINT_AND_EXIT = frozenset({"--version", "-V", "--help", "-h", "-?", "--usage", "--test"})
@@ -1718,9 +1720,23 @@ def _reads_typed_code(values: Sequence[str], table: Table) -> bool:
         return False
     name = basename(values[0])
     args = values[1:]
-    if any(a in _PRINT_AND_EXIT or (a == "-v" and not name.startswith("python")) for a in args):
-        return False  # `bash --version`, `node -v` (Python's `-v` is verbose: it still reads)
-    if name in SHELLS or name in _STDIN_RUNNERS or name in _SHELL_STARTERS:
+    if name in _SOURCE:  # `. /dev/stdin`, `source /dev/fd/0`: runs what is typed
+        return _stdin_shell(values, [0])
+    if name in SHELLS:  # only its own long options, before any other (bash(1): `--version`, `--help`)
+        for a in args:
+            if a[:2] != "--" or a == "--":
+                break
+            if a in ("--version", "--help"):
+                return False
+        if name == "fish" and args[:1] in (["-v"], ["-h"]):
+            return False  # (fish's `-v`/`-h` are its `--version`/`--help`; bash's are verbose/hashall)
+        return _stdin_shell(values, [0])
+    if name in _STDIN_RUNNERS or name in _SHELL_STARTERS:
+        for a in args:  # its options, up to the first operand (`sudo -V`, `at -V`)
+            if a[:1] != "-" or a == "--":
+                break
+            if a in _PRINT_AND_EXIT:
+                return False
         return _stdin_shell(values, [0])
     spec = table.get(name)
     if spec is None or not any(o.role == "code" for o in (*spec.short.values(), *spec.long.values())):
@@ -1732,6 +1748,8 @@ def _reads_typed_code(values: Sequence[str], table: Table) -> bool:
             return True
         if a == "--" or not a.startswith("-"):
             return False  # a script file (or `--` then one)
+        if a in _PRINT_AND_EXIT or (a == "-v" and not name.startswith("python")):
+            return False  # `python3 --version`, `node -v` (Python's `-v` is verbose: it still reads)
         opt = spec.long.get(a[2:].split("=", 1)[0]) if a.startswith("--") else spec.short.get(a[1:2])
         if opt is not None and opt.role in ("code", "module"):
             return False  # `python3 -c CODE`, `-m MODULE`: the code is given
