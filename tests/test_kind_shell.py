@@ -864,3 +864,26 @@ def test_yolo_asks_for_a_git_restore_of_a_protected_file(tmp_path: Path) -> None
         == "ask"
     )
     assert engine.decide("Bash", {"command": "git restore src/app.py"}, context=ctx).decision == "allow"
+
+
+@pytest.mark.parametrize(
+    ("text", "words", "reads", "writes"),
+    [
+        ("bash 0<&1", ["bash"], (), ()),  # the `0` is the descriptor: bash reads its stdin from fd 1
+        ("bash 0< /dev/tty", ["bash"], ("/dev/tty",), ()),
+        ("echo 0<x y", ["echo", "y"], ("x",), ()),
+        ("echo a 0>x", ["echo", "a"], (), ("x",)),
+        ("echo 0 <x", ["echo", "0"], ("x",), ()),  # a blank before `<`: an argument
+        ("cat 3<x", ["cat"], ("x",), ()),  # (tree-sitter's own `file_descriptor`)
+    ],
+)
+def test_a_number_against_a_redirection_is_its_descriptor(
+    text: str, words: list[str], reads: tuple[str, ...], writes: tuple[str, ...]
+) -> None:
+    """tree-sitter-bash reads the digit `0` before `<`/`>` as an argument; bash reads a number
+    written against a redirection operator as the descriptor (`shell_parse._descriptor`)."""
+    from toolpolicy.runtime.kinds.shell_parse import parse_script
+
+    [cmd] = parse_script(text)
+    assert [w.value for w in cmd.words] == words
+    assert cmd.reads == reads and cmd.writes == writes

@@ -707,7 +707,7 @@ class _Walker:
         if body is None:  # `> ~/.bashrc`, `true; >> f`, `$(< f)`: the redirections still happen
             self.add(node, (), tuple(extra), inner_redirs, tuple(stdin))
         elif body.type == "command":
-            self.command(body, depth, inner_redirs, tuple(stdin), tuple(extra))
+            self.command(body, depth, inner_redirs, tuple(stdin), tuple(extra), _descriptor(body, node))
         elif extra:
             raise Unparseable("words after a redirection of a compound command")
         else:
@@ -726,7 +726,10 @@ class _Walker:
         redirs: _Redirs,
         stdin: tuple[StdinText, ...],
         extra: tuple[Word, ...] = (),
+        descriptor: int = -1,
     ) -> None:
+        """One simple command (`descriptor`: where a number tree-sitter took for the command's
+        last argument starts, when it is the file descriptor of the redirection after it)."""
         assigns: list[Word] = []
         words: list[Word] = []
         writes: list[str] = []
@@ -752,6 +755,8 @@ class _Walker:
                 if inner:
                     raise Unparseable("a pipeline inside a command's heredoc")
             elif kind in _WORDS or kind == "variable_assignment":
+                if child.start_byte == descriptor:
+                    continue  # `bash 0<&1`: the `0` is the redirection's descriptor, not a word
                 word = self.word(child, depth)
                 if child.start_byte == last_end and words:
                     # tree-sitter ends a word early at a `$` (`..$PWD/x` -> `..$`, `PWD/x`); no
@@ -914,3 +919,24 @@ def _with_stdin(cmd: Command, stdin: tuple[StdinText, ...]) -> Command:
 
 def _token_word(token: str) -> Word:
     return Word(token, token, "$" in token or "`" in token, False)
+
+
+def _descriptor(body: Node, statement: Node) -> int:
+    """Where a file descriptor tree-sitter read as the command's last argument starts, or -1.
+
+    tree-sitter-bash takes the digit `0` before `<` or `>` for a `number` argument (`bash 0<&1` is
+    a command `bash 0` and a redirection `<&1`, where `3<&1` gets a `file_descriptor`); bash reads
+    a number written against a redirection operator, with no blank between, as the descriptor
+    (`echo 0 <x` keeps its argument)."""
+    last = body.children[-1] if body.children else None
+    if last is None or last.type != "number":
+        return -1
+    redirect = next((c for c in statement.children if c.type in _REDIRECTS), None)
+    if (
+        redirect is None
+        or redirect.start_byte != last.end_byte
+        or redirect.child_by_field_name("descriptor") is not None
+        or not (last.text or b"").isdigit()
+    ):
+        return -1
+    return last.start_byte
