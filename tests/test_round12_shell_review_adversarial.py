@@ -191,13 +191,42 @@ def test_heredoc_first_claim(command: str, tmp_path: Path) -> None:
     assert deletes(command, tmp_path)
 
 
-@pytest.mark.xfail(strict=True, reason="R12r-F2: `cat <<EOF > F` then `bash F`: the written text is not read")
 @pytest.mark.parametrize("policy", ["bypass", "yolo"])
 @pytest.mark.parametrize("command", HEREDOC_FIRST.values(), ids=HEREDOC_FIRST.keys())
 def test_heredoc_first_written_script(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str
 ) -> None:
+    """R12r-F2 (fixed): the redirections after a heredoc operator are the command's own (the
+    parser read them as a separate empty command), so `cat <<EOF > F` records the text written."""
     assert decide(engines, policy, command, dirs) == "deny"
+
+
+HEREDOC_FIRST_EDGES = {
+    "and-run": "cat <<EOF >x.sh && bash x.sh\nrm -rf evil\nEOF",
+    "dash-stderr": "cat <<-EOF 2>/dev/null > x.sh\n\trm -rf evil\nEOF\n. ./x.sh",
+    "append": "cat <<'EOF' >> x.sh\nrm -rf evil\nEOF\nsh x.sh",
+    "input-too": "cat <<EOF < /dev/null > x.sh\nrm -rf evil\nEOF\nbash x.sh",
+}
+
+
+@pytest.mark.parametrize("command", HEREDOC_FIRST_EDGES.values(), ids=HEREDOC_FIRST_EDGES.keys())
+def test_heredoc_first_edges(engines: dict[str, Engine], dirs: tuple[Path, Path], command: str) -> None:
+    """R12r-F2: any redirection after the heredoc operator, also with `&&` after it, is read."""
+    assert decide(engines, "bypass", command, dirs) == "deny"
+
+
+def test_heredoc_first_redirections_belong_to_the_command() -> None:
+    from toolpolicy.runtime.kinds.shell_parse import parse_script
+
+    (cat, run) = parse_script("cat <<EOF > x.sh 2>/dev/null && bash x.sh\nhi\nEOF\n")
+    assert cat.writes == ("x.sh",) and cat.stdin[0].text == "hi\n" and run.raw == "bash x.sh"
+
+
+def test_heredoc_first_harmless_and_denied_targets(
+    engines: dict[str, Engine], dirs: tuple[Path, Path]
+) -> None:
+    assert decide(engines, "bypass", "cat <<EOF > notes.sh\necho hi\nEOF\nbash notes.sh", dirs) == "allow"
+    assert decide(engines, "bypass", "cat <<EOF > .claude/settings.json\n{}\nEOF", dirs) == "deny"
 
 
 # ---------------------------------------------------------------------------------------- F3

@@ -848,9 +848,22 @@ class _Walker:
         dash = any(c.type == "<<-" for c in node.children if not c.is_named)
         body = ""
         statements: list[Node] = []
+        writes: list[str] = []
+        reads: list[str] = []
+        stdin: list[StdinText] = []
+        words: list[Word] = []
         for child in node.children:
             if child.type == "heredoc_body":
                 body = self.src(child)
+            elif child.type in _REDIRECTS:
+                # `cat <<EOF > F`: the redirections after the operator on its line are the
+                # command's own (tree-sitter nests them in the heredoc node), as in `cat > F <<EOF`
+                w, r, s, more, inner = self.redirect(child, depth)
+                writes.extend(w)
+                reads.extend(r)
+                stdin.extend(s)
+                words.extend(more)
+                statements.extend(inner)
             elif child.is_named and child.type not in _SKIP:
                 statements.append(child)  # `cat <<EOF | sh`: the pipeline's rest
         if dash:
@@ -858,7 +871,7 @@ class _Walker:
         if not quoted:
             self.nested(find_substitutions(body), depth + 1)
         literal = quoted or not re.search(r"[$`]", body)
-        return [], [], [StdinText(body, literal)], [], statements
+        return writes, reads, [StdinText(body, literal), *stdin], words, statements
 
     # -- words -----------------------------------------------------------------------------------
     def word(self, node: Node, depth: int) -> Word:
