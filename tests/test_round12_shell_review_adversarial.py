@@ -246,15 +246,50 @@ def test_nested_runs_claim(command: str, tmp_path: Path) -> None:
     assert deletes(command, tmp_path)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R12r-F3: a nested script running a file the text wrote is not given it"
-)
 @pytest.mark.parametrize("policy", ["bypass", "yolo"])
 @pytest.mark.parametrize("command", NESTED_RUNS.values(), ids=NESTED_RUNS.keys())
 def test_nested_runs_of_written_scripts(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str
 ) -> None:
+    """R12r-F3 (fixed): the files written so far are passed down the walk (as `PATH`'s dirs are)
+    into every nested script: `bash -c`, `sh -c`, `eval`, `trap`, `compgen -C`, a fed shell."""
     assert decide(engines, policy, command, dirs) == "deny"
+
+
+NESTED_RUN_EDGES = {
+    "compgen": "echo 'rm -rf evil' > x.sh; compgen -C '. ./x.sh' x",
+    "piped": "echo 'rm -rf evil' > x.sh; echo '. ./x.sh' | bash",
+    "valued": "echo 'rm -rf evil' > x.sh; x=x.sh; . ./$x",
+    "twice-nested": "echo 'rm -rf evil' > x.sh; bash -c \"bash -c '. ./x.sh'\"",
+    "subshell": "echo 'rm -rf evil' > x.sh; ( bash -c 'sh x.sh' )",
+    "function": "echo 'rm -rf evil' > x.sh; f(){ bash -c '. ./x.sh'; }; f",
+    "timeout": "echo 'rm -rf evil' > x.sh; timeout 5 bash -c '. ./x.sh'",
+    "find-exec": "echo 'rm -rf evil' > x.sh; find . -name y -exec bash -c '. ./x.sh' \\;",
+    "xargs": "echo 'rm -rf evil' > x.sh; xargs -I{} bash -c '. ./x.sh' <<< a",
+}
+
+
+@pytest.mark.parametrize("command", NESTED_RUN_EDGES.values(), ids=NESTED_RUN_EDGES.keys())
+def test_nested_run_edges(engines: dict[str, Engine], dirs: tuple[Path, Path], command: str) -> None:
+    assert decide(engines, "bypass", command, dirs) == "deny"
+
+
+def test_written_script_running_a_written_script_is_never_allowed(
+    engines: dict[str, Engine], dirs: tuple[Path, Path]
+) -> None:
+    """A written script that runs a written file: that run is of a text not followed (fed: only
+    an exact rule allows it), so a file run N times from a file run N times is not walked N^k times."""
+    chain = "echo 'rm -rf evil' > x.sh; echo '. ./x.sh' > y.sh; bash y.sh"
+    assert decide(engines, "yolo", chain, dirs) != "allow"
+    loop = "echo '" + "; ".join([". ./x.sh"] * 50) + "' > x.sh; " + "; ".join([". ./x.sh"] * 50)
+    assert decide(engines, "bypass", loop, dirs) != "allow"
+
+
+def test_nested_run_of_a_harmless_written_script_is_allowed(
+    engines: dict[str, Engine], dirs: tuple[Path, Path]
+) -> None:
+    assert decide(engines, "bypass", "echo 'echo hi' > x.sh; bash -c '. ./x.sh'", dirs) == "allow"
+    assert decide(engines, "bypass", "echo 'echo hi' > x.sh; eval 'bash x.sh'", dirs) == "allow"
 
 
 # ---------------------------------------------------------------------------------------- F4

@@ -591,14 +591,17 @@ class _Walk:
         bases: tuple[str, ...],
         positional: dict[str, tuple[str, ...]] | None = None,
         path: tuple[str, ...] = (),
+        written: dict[str, list[str | None]] | None = None,
     ) -> list[Unit]:
         """The units of a script (`positional`: `$0`, `$1`... as `bash -c SCRIPT ARG0 ARGS` gives
         them; `path`: the directories a `PATH` given by an enclosing text may hold (`_path_dirs`),
-        where `source FILE` and `bash FILE` look FILE up)."""
+        where `source FILE` and `bash FILE` look FILE up; `written`: the files an enclosing text
+        wrote before (`_record_writes`), which the script's commands may run: `bash -c '. ./F'`)."""
         commands = parse_script(text, depth)
         if (
             len(commands) == 1
             and positional is None
+            and not written
             and "${" not in commands[0].raw
             and "HOME" not in (only_seen := _searchable(commands[0]))
             and "PATH" not in only_seen
@@ -625,7 +628,8 @@ class _Walk:
         drifted = False  # a `cd` went to a directory a vague variable names: relative files may be anywhere
         if "for" in text or "select" in text:  # a loop's variable keeps its last value after the loop
             _loop_values(text, known, vague)
-        written: dict[str, list[str | None]] = {}  # files written earlier: name -> texts (None: not shown)
+        # files written earlier (by this text or an enclosing one): name -> texts (None: not shown)
+        written = {name: list(texts) for name, texts in written.items()} if written else {}
         cdable = False  # `shopt -s cdable_vars` ran earlier: `cd NAME` may go to `$NAME`
         several = len(commands) > 1  # a consumer matters only beside a command that prints
         if "PATH" in text:  # `PATH=~/.ssh; . id_rsa`: FILE is looked up there, by any command of
@@ -634,7 +638,7 @@ class _Walk:
                 if "PATH" in _searchable(cmd):
                     path = _path_dirs(path, path_values(cmd, _allow_start([w.value for w in cmd.words])))
         for i, cmd in enumerate(commands):
-            more, stdin_code, interprets, cdpath = self.command(cmd, depth, taint, bases, path)
+            more, stdin_code, interprets, cdpath = self.command(cmd, depth, taint, bases, path, written)
             if (stdin_code or interprets) and _open_stdin(cmd, text, self.table):  # `bash`: typed in later
                 more = [*more, _open_stdin_unit(cmd, text, taint)]
             if written and cmd.words:  # `echo 'rm x' > x.sh; bash x.sh`: the text written is the script
@@ -645,7 +649,7 @@ class _Walk:
             if rebound and cmd.words:  # `hash -p /bin/cat ls; ls .env`: `ls` runs `cat`
                 more = more + self.rebound(cmd, rebound, depth, taint, bases)
             if (known or "${" in cmd.raw) and _expands(cmd):  # `x=.env; cat $x`: also read with the value
-                more = more + self.valued(cmd, known, depth, taint, bases, path)
+                more = more + self.valued(cmd, known, depth, taint, bases, path, written)
             if drifted or (
                 (vague or "IFS" in known or (known and "${" in cmd.raw))
                 and _expands(cmd)
@@ -695,7 +699,9 @@ class _Walk:
                     bases = _change_dir(bases, words[k:])
         if stdin:
             for script, tainted in _piped_scripts(commands, self).items():
-                units.extend(self.script(script, depth + 1, taint=taint or tainted, bases=bases))
+                units.extend(
+                    self.script(script, depth + 1, taint=taint or tainted, bases=bases, written=written)
+                )
         if consumers and any(_prints_unknown(c) for i, c in enumerate(commands) if i not in consumers):
             # `curl ... | sh`, `cat f | python3`, `jq ... | xargs sh -c '{}'`: the code is another
             # command's output, known only when it runs: one unit per consumer that only an exact
@@ -715,11 +721,18 @@ class _Walk:
         return units
 
     def command(
-        self, cmd: Command, depth: int, taint: bool, bases: tuple[str, ...], path: tuple[str, ...] = ()
+        self,
+        cmd: Command,
+        depth: int,
+        taint: bool,
+        bases: tuple[str, ...],
+        path: tuple[str, ...] = (),
+        written: dict[str, list[str | None]] | None = None,
     ) -> tuple[list[Unit], bool, bool, bool]:
         """The command's units; whether it runs the code reaching its stdin (a stdin shell,
         `xargs sh -c`), whether it interprets stdin as code (`python3`, `node -`: an interpreter
-        given no script), and whether it sets `CDPATH`."""
+        given no script), and whether it sets `CDPATH`. `path`, `written`: as `script`'s, for the
+        scripts nested in the command (`bash -c`, `eval`, `trap`)."""
         # Every step below is guarded by a cheap test of what it needs (a wrapper, a shell, an
         # assignment, a glob...), so a plain `git status` pays only for what applies to it. The
         # words' values, their joined text and the program's basename are computed once here.
@@ -890,7 +903,16 @@ class _Walk:
             units = [unit]  # the common case: no shell code anywhere in its argv
         else:
             units = self.nested(
-                unit, cmd, stages, depth, taint=taint, blocked=blocked, facts=facts, bases=bases, path=path
+                unit,
+                cmd,
+                stages,
+                depth,
+                taint=taint,
+                blocked=blocked,
+                facts=facts,
+                bases=bases,
+                path=path,
+                written=written,
             )
         if path and (name in _SHELLS_SOURCE or not plain):  # `PATH=~/.ssh . id_rsa`
             units.extend(_path_lookups(cmd, values, stages, path, bases))
@@ -1156,9 +1178,15 @@ class _Walk:
                 )
                 continue
             shown = [t for t in texts if t is not None]
+            # the written script may run a written file in turn (`. ./y.sh` in x.sh): that one is
+            # a run of a text not followed (a `fed` unit): a file named N times in a file named N
+            # times... is not walked N^k times
+            unfollowed: dict[str, list[str | None]] = {key: [None] for key in written}
             for text in dict.fromkeys([*shown, "".join(shown)] if len(shown) > 1 else shown):
                 try:
-                    units.extend(self.script(text, depth + 1, taint=taint, bases=bases, path=dirs))
+                    units.extend(
+                        self.script(text, depth + 1, taint=taint, bases=bases, path=dirs, written=unfollowed)
+                    )
                 except Unparseable:
                     units.append(Unit((), (cmd.raw, text), opaque=True))
         return units
@@ -1187,6 +1215,7 @@ class _Walk:
         taint: bool,
         bases: tuple[str, ...],
         path: tuple[str, ...] = (),
+        written: dict[str, list[str | None]] | None = None,
     ) -> list[Unit]:
         """The units of a command read with the plain values earlier commands of the text gave
         its variables (`shell_assigns.substituted`): `x=.env; cat $x` is also `cat .env`, so a
@@ -1195,7 +1224,9 @@ class _Walk:
         texts, whole = substituted(cmd.raw, known, _MAX_VALUED)
         for text in texts:
             try:
-                units.extend(self.script(text, depth + 1, taint=taint, bases=bases, path=path))
+                units.extend(
+                    self.script(text, depth + 1, taint=taint, bases=bases, path=path, written=written)
+                )
             except Unparseable:
                 continue  # the command as written is still decided (its expansion unknown)
         reads = [t for r in cmd.reads if "$" in r for t in substituted(r, known, _MAX_VALUED)[0]]
@@ -1222,6 +1253,7 @@ class _Walk:
         facts: _Facts,
         bases: tuple[str, ...],
         path: tuple[str, ...] = (),
+        written: dict[str, list[str | None]] | None = None,
     ) -> list[Unit]:
         """The command's unit plus its nested scripts' units (or, if transparent, instead of it)."""
         scripts, transparent = _scripts(cmd, stages, self)
@@ -1233,10 +1265,20 @@ class _Walk:
             if text == transparent and not tainted:
                 positional = _positional(cmd.words[stages[0] :])  # `bash -c 'cat $1' _ .env`
                 replaced = self.script(
-                    text, depth + 1, taint=blocked, bases=bases, positional=positional, path=path
+                    text,
+                    depth + 1,
+                    taint=blocked,
+                    bases=bases,
+                    positional=positional,
+                    path=path,
+                    written=written,
                 )
             else:
-                inner.extend(self.script(text, depth + 1, taint=taint or tainted, bases=bases, path=path))
+                inner.extend(
+                    self.script(
+                        text, depth + 1, taint=taint or tainted, bases=bases, path=path, written=written
+                    )
+                )
         if replaced:
             return [_merge(u, unit) for u in replaced] + inner
         return [unit, *inner]
