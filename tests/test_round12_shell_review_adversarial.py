@@ -310,14 +310,55 @@ def test_run_spellings_claim(command: str, tmp_path: Path) -> None:
     assert deletes(command, tmp_path)
 
 
-@pytest.mark.xfail(strict=True, reason="R12r-F4: a written script run by a glob or a PATH lookup is not read")
 @pytest.mark.parametrize("policy", ["bypass", "yolo"])
 @pytest.mark.parametrize("command", RUN_SPELLINGS.values(), ids=RUN_SPELLINGS.keys())
 def test_run_spellings_of_written_scripts(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str
 ) -> None:
+    """R12r-F4 (fixed): a run operand is matched to the written names as a glob (and brace-
+    expanded), and with a `PATH` the text gives, a slash-less command word is a run of the file."""
     # meant: as `. ./x.sh` (deny); at least not allowed (a run of a file the text wrote)
     assert decide(engines, policy, command, dirs) != "allow"
+
+
+RUN_SPELLING_EDGES = {
+    "glob-caret": "echo 'rm -rf evil' > x.sh; source [^y].sh",
+    "glob-bang": "echo 'rm -rf evil' > x.sh; source [!y].sh",
+    "glob-star-head": "echo 'rm -rf evil' > x.sh; bash x*",
+    "glob-dotslash": "echo 'rm -rf evil' > x.sh; chmod +x x.sh; ./x.s?",
+    "brace": "echo 'rm -rf evil' > x.sh; source x.{sh,txt}",
+    "brace-head": "echo 'rm -rf evil' > x.sh; {source,x.sh}",
+    "path-pwd-subst": "echo 'rm -rf evil' > x.sh; chmod +x x.sh; export PATH=\"$(pwd):$PATH\"; x.sh",
+    "path-empty-env": "echo 'rm -rf evil' > x.sh; chmod +x x.sh; PATH=:$PATH; env x.sh",
+    "path-last-command": "echo 'rm -rf evil' > x.sh; chmod +x x.sh; PATH=$PATH:.; command x.sh",
+    "path-bash-c": "echo 'rm -rf evil' > x.sh; chmod +x x.sh; PATH=.:$PATH; bash -c x.sh",
+    "path-glob": "echo 'rm -rf evil' > x.sh; chmod +x x.sh; PATH=.:$PATH; x.s?",
+}
+
+
+@pytest.mark.parametrize("command", RUN_SPELLING_EDGES.values(), ids=RUN_SPELLING_EDGES.keys())
+def test_run_spelling_edges_claim(command: str, tmp_path: Path) -> None:
+    assert deletes(command, tmp_path)
+
+
+@pytest.mark.parametrize("command", RUN_SPELLING_EDGES.values(), ids=RUN_SPELLING_EDGES.keys())
+def test_run_spelling_edges(engines: dict[str, Engine], dirs: tuple[Path, Path], command: str) -> None:
+    assert decide(engines, "bypass", command, dirs) == "deny"
+
+
+RUN_SPELLINGS_NOT_RUNS = {
+    "harmless-path": "echo 'echo hi' > x.sh; chmod +x x.sh; PATH=.:$PATH x.sh",
+    "harmless-glob": "echo 'echo hi' > x.sh; bash x.s?",
+    "quoted-brace": "echo 'rm -rf evil' > x.sh; source '{x,y}.sh'",  # no such file: nothing runs
+    "brace-other-first": "echo 'rm -rf evil' > x.sh; bash {y,x}.sh",  # runs y.sh, x.sh its `$1`
+}
+
+
+@pytest.mark.parametrize("command", RUN_SPELLINGS_NOT_RUNS.values(), ids=RUN_SPELLINGS_NOT_RUNS.keys())
+def test_run_spellings_not_runs_of_written_code(
+    engines: dict[str, Engine], dirs: tuple[Path, Path], command: str
+) -> None:
+    assert decide(engines, "bypass", command, dirs) == "allow"
 
 
 # ---------------------------------------------------------------------------------------- F5

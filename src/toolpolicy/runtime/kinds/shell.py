@@ -1155,16 +1155,12 @@ class _Walk:
         order, as appends leave them) walked as scripts; a file written with a text the walk
         does not show (`tee F`, `curl -o F`, `cmd > F`) runs another program's output, which only
         an exact allow rule allows (a `fed` unit, as `curl ... | sh`). `dirs`: the directories of
-        a `PATH` the text gives (`script`'s `path`), passed to the scripts walked."""
+        a `PATH` the text gives (`script`'s `path`), passed to the scripts walked; with one, a
+        command word without a slash may be a written file found there (`PATH=.:$PATH x.sh`)."""
         units: list[Unit] = []
-        for path in _ran_files([w.value for w in cmd.words]):
+        for path in _ran_files(_run_values(cmd.words), looked_up=bool(dirs)):
             name = basename(path)
-            texts = [
-                t
-                for key, found in written.items()
-                if key == name or (_GLOBBY.search(key) and fnmatch.fnmatchcase(name, key))
-                for t in found
-            ]
+            texts = [t for key, found in written.items() if _names_match(name, key) for t in found]
             if not texts:
                 continue
             if (
@@ -1292,10 +1288,35 @@ _new_unit = tuple.__new__  # `Unit(...)` without the namedtuple's Python-level `
 _GLOBBY = lazy_compile(r"[*?\[]")
 
 
-def _ran_files(values: Sequence[str]) -> list[str]:
+def _run_values(words: Sequence[Word]) -> list[str]:
+    """The words' values as the run reads them: an unquoted brace brace-expanded (`source
+    {x,y}.sh` is `source x.sh y.sh`), each piece quote-removed."""
+    out: list[str] = []
+    for w in words:
+        if w.globby and "{" in w.raw:
+            out.extend(scan_word(piece)[0].value for piece in expand_braces(w.raw))
+        else:
+            out.append(w.value)
+    return out
+
+
+def _names_match(name: str, key: str) -> bool:
+    """Whether a file named `name` (as a run names it) may be the written file `key`: the same
+    name, or either a glob that matches the other (`source x.s?`, `bash x.sh*`, `> *.sh`), read
+    as bash reads a pattern (`[^...]` negates, as `[!...]`); a quoted glob character matched as
+    a pattern too (more runs followed, never fewer)."""
+    if key == name:
+        return True
+    if _GLOBBY.search(key) and fnmatch.fnmatchcase(name, key.replace("[^", "[!")):
+        return True
+    return bool(_GLOBBY.search(name)) and fnmatch.fnmatchcase(key, name.replace("[^", "[!"))
+
+
+def _ran_files(values: Sequence[str], *, looked_up: bool = False) -> list[str]:
     """The files a command runs as shell scripts, at each see-through stage: a shell's script
     operand (`bash F`, `sh -e F`: no `-c`/`-s`) and its `--rcfile`/`--init-file`, `source F` /
-    `. F`, and a command word with a slash (`./F`, `/tmp/F`)."""
+    `. F`, and a command word with a slash (`./F`, `/tmp/F`); `looked_up` (the text gives `PATH`
+    a value, `.` or `$PWD` among it perhaps): also a command word without one (`x.sh`)."""
     out: list[str] = []
     for k in _deny_starts(values):
         prog = values[k]
@@ -1326,7 +1347,7 @@ def _ran_files(values: Sequence[str]) -> list[str]:
             rest = args[1:] if args[:1] == ["--"] else args
             if rest:
                 out.append(rest[0])
-        elif "/" in prog:
+        elif "/" in prog or looked_up:
             out.append(prog)
     return [p for p in out if p]
 
