@@ -164,17 +164,58 @@ def test_git_code_variables_by_builtin_claim(command: str, tmp_path: Path) -> No
     assert deletes(command, tmp_path, git=True)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R12r-F1: git's code variables given by printf -v/read/${X:=V}/nameref are not read as git -c",
-)
 @pytest.mark.parametrize("policy", ["bypass", "yolo"])
 @pytest.mark.parametrize("command", GIT_CODE_BY_BUILTIN.values(), ids=GIT_CODE_BY_BUILTIN.keys())
 def test_git_code_variables_by_builtin(
     engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str
 ) -> None:
+    """R12r-F1 (fixed): a code variable given its value by `printf -v`, `read`, `${X:=V}` is read
+    with the value computed (or, not computed, as an expansion run: never allowed), a nameref or
+    case attribute on one is a value not known, and a key not computed may be any key."""
     # meant: `Bash(rm *)` denied whatever spells it; at least never allowed (a value not computed)
     assert decide(engines, policy, command, dirs) != "allow"
+
+
+_GIT_PAIR = "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0; git status"
+GIT_CODE_BY_BUILTIN_EDGES = {
+    "printf-format": f"printf -v GIT_CONFIG_VALUE_0 '%s -rf %s' rm evil; {_GIT_PAIR}",
+    "printf-escape": f"printf -v GIT_CONFIG_VALUE_0 '\\x72m -rf evil'; {_GIT_PAIR}",
+    "printf-attached": f"printf -vGIT_CONFIG_VALUE_0 'rm -rf evil'; {_GIT_PAIR}",
+    "builtin-printf": f"builtin printf -v GIT_CONFIG_VALUE_0 'rm -rf evil'; {_GIT_PAIR}",
+    "read-r-heredoc": f"read -r GIT_CONFIG_VALUE_0 <<'E'\nrm -rf evil\nE\n{_GIT_PAIR}",
+    "default-plain": f"GIT_CONFIG_VALUE_0=; x=${{GIT_CONFIG_VALUE_0:=rm -rf evil}}; {_GIT_PAIR}",
+    "lower-case": f"declare -l GIT_CONFIG_VALUE_0; GIT_CONFIG_VALUE_0='RM -rf evil'; {_GIT_PAIR}",
+    "eval-printf": f"eval \"printf -v GIT_CONFIG_VALUE_0 'rm -rf evil'\"; {_GIT_PAIR}",
+}
+
+
+@pytest.mark.parametrize("command", GIT_CODE_BY_BUILTIN_EDGES.values(), ids=GIT_CODE_BY_BUILTIN_EDGES.keys())
+def test_git_code_variables_by_builtin_edges_claim(command: str, tmp_path: Path) -> None:
+    assert deletes(command, tmp_path, git=True)
+
+
+@pytest.mark.parametrize("policy", ["bypass", "yolo"])
+@pytest.mark.parametrize("command", GIT_CODE_BY_BUILTIN_EDGES.values(), ids=GIT_CODE_BY_BUILTIN_EDGES.keys())
+def test_git_code_variables_by_builtin_edges(
+    engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str
+) -> None:
+    assert decide(engines, policy, command, dirs) != "allow"
+
+
+GIT_BUILTIN_VALUES_HARMLESS = [
+    "printf -v msg 'hello %s' world; echo \"$msg\"; git status",
+    "read -r name <<< 'hi'; git status",
+    ": ${FOO:=bar}; git status",
+    "printf -v GIT_SSH_COMMAND 'ssh -i key'; export GIT_SSH_COMMAND; git fetch",
+    "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=me; git status",
+]
+
+
+@pytest.mark.parametrize("command", GIT_BUILTIN_VALUES_HARMLESS)
+def test_git_builtin_values_harmless(
+    engines: dict[str, Engine], dirs: tuple[Path, Path], command: str
+) -> None:
+    assert decide(engines, "bypass", command, dirs) == "allow"
 
 
 # ---------------------------------------------------------------------------------------- F2

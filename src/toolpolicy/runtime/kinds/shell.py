@@ -95,6 +95,7 @@ from .shell_assigns import (
     cased,
     declares_only_safe,
     expansion_assigns,
+    expansion_defaults,
     home_forms,
     literal_values,
     option_arguments,
@@ -790,7 +791,12 @@ class _Walk:
                 texts.extend(_stage_texts(values, k))
         if head.globby:
             texts.extend(_brace_texts(head, values[k0 + 1 :]))
-        given = bool(assigns) or base0 in _EVAL_BUILTINS or (not plain and "=" in joined)
+        given = (
+            bool(assigns)
+            or base0 in _EVAL_BUILTINS
+            or (not plain and ("=" in joined or name in _EVAL_BUILTINS))  # `builtin printf -v X ...`
+            or ("${" in raw and "=" in raw)  # `: ${X:=V}` assigns X (`_code_settings`)
+        )
         if given:
             texts.extend(_latent_texts(cmd, depth))
         spec = self.specs.get(name)
@@ -2509,7 +2515,7 @@ def _latent_texts(cmd: Command, depth: int) -> list[str]:
     """
     out: list[str] = []
     given = _given(cmd)
-    for code in _environment_code(given):  # `PROMPT_COMMAND='rm x' bash -i`: the value runs later
+    for code in _environment_code([*given, *_code_settings(cmd)]):  # `PROMPT_COMMAND='rm x' bash -i`
         out.extend(_variable_code(code, depth))
     for word in given:
         if "$(" not in word.value and "`" not in word.value:
@@ -2537,7 +2543,7 @@ def _latent_scripts(cmd: Command) -> list[str]:
     if "BASH_ALIASES" in cmd.raw:  # `BASH_ALIASES[ls]='cat .env'` defines an alias, as `alias` does
         out.extend(alias_values(cmd, 0))
     given = _given(cmd)
-    out.extend(_environment_code(given))
+    out.extend(_environment_code([*given, *_code_settings(cmd)]))
     for word in given:
         if "$(" not in word.value and "`" not in word.value:
             continue
@@ -2570,6 +2576,79 @@ def _given(cmd: Command) -> tuple[Word, ...]:
     return cmd.assigns + settings
 
 
+def _code_variable(name: str) -> bool:
+    """Whether a variable's value is code a program runs (`_environment_code`): `_CODE_VARIABLES`,
+    git's `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>`/`GIT_CONFIG_PARAMETERS`, `BASH_FUNC_*`."""
+    return name in _CODE_VARIABLES or name.startswith(("GIT_CONFIG_", "BASH_FUNC_"))
+
+
+def _code_settings(cmd: Command) -> list[Word]:
+    """The values a command gives code variables (`_code_variable`) other than by a `NAME=VALUE`
+    word, as such words for `_environment_code`: `printf -v NAME FORMAT ARGS` (the format filled
+    when it has only `%s`/`%%` and no escape), `read NAME <<< TEXT` (one name, a literal line),
+    `${NAME:=V}` / `${NAME=V}` (V read as bash reads a word); any other (`read NAME` from a
+    program, `mapfile`, a format with escapes, `declare -n r=NAME` whose `r=V` assigns NAME,
+    `declare -l NAME` that changes what is assigned) is a value not known: `NAME=$NAME`, which
+    `_environment_code` reads as code and the walk as an expansion run (never allowed)."""
+    out: list[Word] = []
+    if "${" in cmd.raw:
+        for name, written in expansion_defaults(cmd.raw).items():
+            if _code_variable(name):
+                word = scan_word(written)[0]
+                out.append(_setting(name, None if word.dynamic else word.value))
+    words = cmd.words
+    if not words:
+        return out
+    k = _deny_starts([w.value for w in words])[-1]
+    program = basename(words[k].value)
+    if program in ASSIGNING_BUILTINS:
+        names = assigned_names(program, words[k + 1 :]) or []
+        for name, dynamic in names:
+            if not dynamic and _code_variable(name):
+                value = _builtin_value(cmd, k, program) if len(names) == 1 else None
+                out.append(_setting(name, value))
+    elif program in DECLARING:
+        out.extend(_setting(name, None) for name in attributes(cmd, k) if _code_variable(name))
+    return out
+
+
+def _setting(name: str, value: str | None) -> Word:
+    if value is None:  # not known: an expansion (`_environment_code` walks it as written)
+        return Word(f"{name}=${name}", f"{name}=${name}", True, False)
+    return Word(f"{name}={value}", shlex.quote(f"{name}={value}"), False, False)
+
+
+def _builtin_value(cmd: Command, k: int, program: str) -> str | None:
+    """The value `printf -v NAME FORMAT ARGS` or `read NAME <<< TEXT` gives its one variable,
+    when the words show it plainly; None otherwise."""
+    words = cmd.words[k + 1 :]
+    if any(w.dynamic for w in words):
+        return None
+    values = [w.value for w in words]
+    if program == "printf":
+        i = 2 if values[:1] == ["-v"] else 1 if values[:1] and values[0].startswith("-v") else -1
+        if i < 0 or i >= len(values) or (i < len(values) and values[i] == "--"):
+            return None
+        fmt, args = values[i], values[i + 1 :]
+        if (
+            "\\" in fmt
+            or fmt.count("%") != 2 * fmt.count("%%") + fmt.count("%s")
+            or len(args) > fmt.count("%s")
+        ):
+            return None  # escapes, other directives, or the format used again: not computed here
+        pieces = fmt.replace("%%", "\0").split("%s")
+        filled = pieces[0] + "".join(
+            (args[j] if j < len(args) else "") + piece for j, piece in enumerate(pieces[1:])
+        )
+        return filled.replace("\0", "%")
+    if program == "read" and all(v == "-r" for v in values[:-1]) and len(cmd.stdin) == 1:
+        given = cmd.stdin[0]
+        line = given.text.split("\n", 1)[0].strip()
+        if given.literal and ("-r" in values or "\\" not in line):
+            return line
+    return None
+
+
 # git reads configuration from its environment as it does from `git -c` (git-config(1),
 # "ENVIRONMENT"): `GIT_CONFIG_COUNT` pairs `GIT_CONFIG_KEY_<n>` with `GIT_CONFIG_VALUE_<n>`, and
 # `GIT_CONFIG_PARAMETERS` holds `'KEY'='VALUE'` (or `'KEY=VALUE'`) items, as `git -c` passes them on.
@@ -2587,6 +2666,7 @@ def _environment_code(words: Sequence[Word]) -> list[str]:
     out: list[str] = []
     keys: dict[str, str] = {}
     values: dict[str, str] = {}
+    unknown_keys = False  # a key the walk does not compute (`GIT_CONFIG_KEY_0=$k`): any key
     for w in words:
         name, eq, value = w.value.partition("=")
         if not eq:
@@ -2604,13 +2684,14 @@ def _environment_code(words: Sequence[Word]) -> list[str]:
         elif name.startswith("GIT_CONFIG_"):
             if name.startswith(_GIT_KEY):
                 keys[name[len(_GIT_KEY) :]] = value
+                unknown_keys = unknown_keys or w.dynamic
             elif name.startswith(_GIT_VALUE):
                 values[name[len(_GIT_VALUE) :]] = value
             elif name == "GIT_CONFIG_PARAMETERS":
-                out.extend(_git_parameters(value))
+                out.extend([value] if w.dynamic else _git_parameters(value))
     for n, value in values.items():
         key = keys.get(n)
-        if key is None:
+        if key is None or unknown_keys:
             out.append(value.removeprefix("!"))  # the key is elsewhere: any key may name code
         elif m := _CODE_VALUE.match(f"{key}={value}"):
             out.append(m[1] or m[2] or m[3])

@@ -603,6 +603,14 @@ def expansion_assigns(raw: str) -> dict[str, tuple[str, ...] | None]:
 _ASSIGN_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?=((?:[^{}\\]|\\.)*)\}")
 
 
+def expansion_defaults(raw: str) -> dict[str, str]:
+    """What `${x:=V}` and `${x=V}` in a command assign, as written: name -> V (quotes and
+    expansions kept, for the caller to read)."""
+    if "${" not in raw:
+        return {}
+    return {m.group(1): m.group(2) for m in _ASSIGN_DEFAULT.finditer(raw)}
+
+
 def option_arguments(cmd: Command, k0: int) -> tuple[str, ...] | None:
     """The values `getopts OPTSTRING NAME ARGS` may leave in `OPTARG`: each plain word of ARGS
     (the one after an option that takes one); None when an argument is not plain or none is
