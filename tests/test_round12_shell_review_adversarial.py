@@ -256,6 +256,28 @@ def test_heredoc_first_edges(engines: dict[str, Engine], dirs: tuple[Path, Path]
     assert decide(engines, "bypass", command, dirs) == "deny"
 
 
+WRITTEN_WITH_ESCAPES = {
+    "printf-hex": "printf '\\x72m -rf evil' > x.sh; bash x.sh",
+    "echo-e-hex": "echo -e '\\x72m -rf evil' > x.sh; bash x.sh",
+    "printf-b": "printf '%b' '\\x72m -rf evil' > x.sh; bash x.sh",
+}
+
+
+@pytest.mark.parametrize("command", WRITTEN_WITH_ESCAPES.values(), ids=WRITTEN_WITH_ESCAPES.keys())
+def test_written_with_escapes_claim(command: str, tmp_path: Path) -> None:
+    assert deletes(command, tmp_path)
+
+
+@pytest.mark.parametrize("policy", ["bypass", "yolo"])
+@pytest.mark.parametrize("command", WRITTEN_WITH_ESCAPES.values(), ids=WRITTEN_WITH_ESCAPES.keys())
+def test_written_with_escapes_never_allowed(
+    engines: dict[str, Engine], dirs: tuple[Path, Path], policy: str, command: str
+) -> None:
+    """The text `printf`/`echo` write is computed only without escapes and with `%s` alone (the
+    walk read `\\x72m` as a program `x72m`); otherwise it is a text not shown (fed)."""
+    assert decide(engines, policy, command, dirs) != "allow"
+
+
 def test_heredoc_first_redirections_belong_to_the_command() -> None:
     from toolpolicy.runtime.kinds.shell_parse import parse_script
 

@@ -1375,11 +1375,24 @@ def _written_text(cmd: Command) -> str | None:
         flags = ""
         while args and re.fullmatch(r"-[neE]+", args[0]):
             flags += args.pop(0)
-        text = " ".join(args) + ("" if "n" in flags else "\n")
-        return text.replace("\\n", "\n") if "e" in flags else text
-    if not args:
+        if any("\\" in a for a in args):
+            return None  # `echo -e '\x72m'` (or `xpg_echo`): escapes this does not compute
+        return " ".join(args) + ("" if "n" in flags else "\n")
+    return _printf_text(args)
+
+
+def _printf_text(args: Sequence[str]) -> str | None:
+    """What `printf FORMAT ARGS` prints, when the format has no escape (`\x72m` is `rm`) and no
+    directive but `%s`/`%%`, and is not used again for more arguments; None otherwise."""
+    if not args or args[0] == "--":
         return None
-    return args[0].replace("%s", " ".join(args[1:])).replace("\\n", "\n")
+    fmt, rest = args[0], args[1:]
+    holes = fmt.count("%s")
+    if "\\" in fmt or fmt.count("%") != 2 * fmt.count("%%") + holes or len(rest) > holes:
+        return None
+    pieces = fmt.replace("%%", "\0").split("%s")
+    filled = pieces[0] + "".join((rest[j] if j < len(rest) else "") + p for j, p in enumerate(pieces[1:]))
+    return filled.replace("\0", "%")
 
 
 def _record_writes(written: dict[str, list[str | None]], cmd: Command, units: Sequence[Unit]) -> None:
@@ -2627,20 +2640,9 @@ def _builtin_value(cmd: Command, k: int, program: str) -> str | None:
     values = [w.value for w in words]
     if program == "printf":
         i = 2 if values[:1] == ["-v"] else 1 if values[:1] and values[0].startswith("-v") else -1
-        if i < 0 or i >= len(values) or (i < len(values) and values[i] == "--"):
+        if i < 0 or i >= len(values):
             return None
-        fmt, args = values[i], values[i + 1 :]
-        if (
-            "\\" in fmt
-            or fmt.count("%") != 2 * fmt.count("%%") + fmt.count("%s")
-            or len(args) > fmt.count("%s")
-        ):
-            return None  # escapes, other directives, or the format used again: not computed here
-        pieces = fmt.replace("%%", "\0").split("%s")
-        filled = pieces[0] + "".join(
-            (args[j] if j < len(args) else "") + piece for j, piece in enumerate(pieces[1:])
-        )
-        return filled.replace("\0", "%")
+        return _printf_text(values[i:])
     if program == "read" and all(v == "-r" for v in values[:-1]) and len(cmd.stdin) == 1:
         given = cmd.stdin[0]
         line = given.text.split("\n", 1)[0].strip()
