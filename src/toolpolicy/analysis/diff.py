@@ -218,8 +218,54 @@ def _diff_tool(
             f"cannot compare: {reread}; NEW reads the tool's calls differently, which example calls "
             "cannot show"
         )
+    unseen = _unwitnessed(ta, models)
+    if unseen and out.change not in (MORE, BOTH):
+        loosening = _loosening_edits(policies, names)
+        if loosening:
+            out.change = BOTH
+            out.notes.append(
+                f"cannot compare: {loosening}, and the example calls cannot cover every call ({unseen}): "
+                "NEW may be more permissive"
+            )
     out.examples = _pick_examples(out.examples, max_examples)
     return out
+
+
+def _unwitnessed(ta: ToolAnalysis | None, models: Sequence[Any]) -> str:
+    """Why the example calls may miss calls the rules decide differently ("" if they cannot):
+    the regions were not enumerated (a bound), or a `when` cuts a region the globs cannot see."""
+    if ta is None or ta.truncated:
+        return "the analysis hit its bound"
+    if any(m.rule.when is not None for m in models):
+        return "`when` conditions are not enumerated"
+    return ""
+
+
+def _rule_key(rule: Any) -> tuple[Any, ...]:
+    """What a rule decides for a call of the tool it is a candidate of (order, id, reason and
+    location aside: file order only breaks ties between rules of the same decision)."""
+    return (rule.decision, rule.priority, rule.conds, rule.when_text, rule.modes, rule.allow_redirection)
+
+
+def _loosening_edits(policies: Sequence[CompiledPolicy], names: list[str]) -> str:
+    """The edits of the tool's rules that may make a call more permissive ("" if none).
+
+    Rules are picked by priority, then deny > ask > allow: removing an allow or adding a deny can
+    never loosen a decision, any other edit (a deny or ask removed, an allow or ask added, a rule
+    changed, which is one removed and one added) may.
+    """
+    from collections import Counter
+
+    before, after = (
+        Counter(_rule_key(r) for r in _candidates(p, n)) for p, n in zip(policies, names, strict=True)
+    )
+    removed = [k for k in (before - after).elements() if k[0] != "allow"]
+    added = [k for k in (after - before).elements() if k[0] != "deny"]
+    parts = [
+        f"{len(removed)} deny/ask rule(s) removed or changed" if removed else "",
+        f"{len(added)} allow/ask rule(s) added or changed" if added else "",
+    ]
+    return ", ".join(p for p in parts if p)
 
 
 def _candidates(policy: CompiledPolicy, tool: str) -> list[Any]:
