@@ -178,12 +178,12 @@ WHEN_ENV = """
 """
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R12s-F3: a `when` on a path never sees a symlink's target (the path rules do)"
-)
 @pytest.mark.parametrize("tool", ["Read", "Write"])
 def test_when_on_path_reads_the_symlink_target(tmp_path: Path, ws: Path, tool: str) -> None:
-    """R12c-F1 evaluates a `when` also "on the path the tool opens" (`views.path_readings`, whose
+    """R12s-F3 (fixed): a `when` is evaluated again on the readings of the symlink-resolved view
+    when the engine resolves the path (`Engine._when_eval` keys its readings on the view).
+
+    R12c-F1 evaluates a `when` also "on the path the tool opens" (`views.path_readings`, whose
     docstring names "a symlink's target, where the view has them"). A workspace symlink `cfg ->
     .env` (a hostile repository ships it: SECURITY.md's threat model) makes Read/Write open `.env`;
     `Read(./.env)` would deny it (the path view resolves the target), but the README-style `when`
@@ -194,6 +194,33 @@ def test_when_on_path_reads_the_symlink_target(tmp_path: Path, ws: Path, tool: s
     if tool == "Write":
         args["content"] = "X=1"
     assert _decide(engine, ws, tool, args) == "deny"
+
+
+def test_when_on_path_symlink_edges(tmp_path: Path, ws: Path) -> None:
+    """R12s-F3's edges: a symlinked directory (`d -> secrets`, `d/k` opens `secrets/k`), an
+    absolute link target, a link chain, an allow's exclusion; a plain file is unchanged."""
+    os.symlink("secrets", ws / "d")
+    os.symlink(str(ws / ".env"), ws / "abs")
+    os.symlink("abs", ws / "chain")
+    (ws / "plain").write_text("x")
+    engine = _engine(
+        tmp_path,
+        "w",
+        WHEN_ENV + "      - {decision: deny, match: Read, when: 'args.file_path.startsWith(\"secrets/\")'}\n",
+    )
+    assert _decide(engine, ws, "Read", {"file_path": "d/k"}) == "deny"
+    assert _decide(engine, ws, "Read", {"file_path": "abs"}) == "deny"
+    assert _decide(engine, ws, "Read", {"file_path": "chain"}) == "deny"
+    assert _decide(engine, ws, "Read", {"file_path": "plain"}) == "allow"
+    # an allow's exclusion holds on every reading, the target's too
+    allow = _engine(
+        tmp_path,
+        "a",
+        "version: 1\nprofile: claude-code\ndefault: ask\nrules:\n"
+        "  - {decision: allow, match: Write, when: '!args.file_path.endsWith(\".env\")'}\n",
+    )
+    assert _decide(allow, ws, "Write", {"file_path": "chain", "content": "x"}) == "ask"
+    assert _decide(allow, ws, "Write", {"file_path": "plain", "content": "x"}) == "allow"
 
 
 def test_when_on_path_lexical_readings_held(tmp_path: Path, ws: Path) -> None:

@@ -435,13 +435,18 @@ class Engine:
         """A rule's `when` on the call: as sent, and on what the primary argument also is to the
         agent (`rules.when_readings`: each spelling's value, a command's words, a path's forms)."""
         env: dict[str, Any] = {}
-        more: list[tuple[tuple[str, ...], tuple[Any, ...], tuple[str, ...]]] = []
+        # the readings of the view they were taken from: `resolve_paths` may replace the lexical
+        # view by one with the symlink targets, whose readings the `when` must see too
+        more: dict[int, tuple[tuple[str, ...], tuple[Any, ...], tuple[str, ...]]] = {}
 
         def run(rule: CompiledRule) -> tuple[bool | None, str | None]:
             if not env:
                 env.update(when_env(call))
-                more.append(when_readings(call, env))
-            keys, values, readings = more[0]
+            view = id(call.primary)
+            if view not in more:
+                more.clear()
+                more[view] = when_readings(call, env)
+            keys, values, readings = more[view]
             if readings or values:
                 return self.when_table().holds_read(
                     rule.index, env, keys, readings, rule.decision == "allow", values
