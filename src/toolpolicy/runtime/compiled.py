@@ -47,6 +47,9 @@ class ToolSpec(Record):
     # argument names matched as Go's `encoding/json` matches struct fields (docker-agent): a key
     # that case-folds to a declared argument's name is that argument (`runtime/arg_names.py`)
     fold_keys: bool = False
+    # the language of a shell tool's command: `bash`, or `powershell` (`runtime/powershell.py`:
+    # its cmdlets and aliases are also read as the bash programs they stand for)
+    dialect: str = "bash"
 
 
 class Cond(Record):

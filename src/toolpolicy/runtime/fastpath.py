@@ -78,8 +78,9 @@ def decide_fast(
     plan: ToolPlan | None = engine._plans.get(tool)
     if plan is None:
         plan = plan_for(engine.policy, tool, engine.mode)
-    if plan.any_key is not None or plan.spec.files:
-        return None  # (`files`: other arguments name files the path rules decide, `tool_files`)
+    if plan.any_key is not None or plan.spec.files or plan.spec.dialect != "bash":
+        return None  # (`files`: other arguments name files the path rules decide, `tool_files`;
+        # a PowerShell command is read as bash too, `rules._powershell_views`)
     declared = plan.declared
     if declared is not None and not declared.issuperset(args) and has_variants(args, plan.spec):
         return None  # a key the agent reads as a declared argument (`CMD`): `rules.prepare` reads it

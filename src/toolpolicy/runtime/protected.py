@@ -143,7 +143,7 @@ def may_write(spec: ToolSpec, args: Any, commands: Any) -> bool:
         from .kinds import shell
 
         value = args.get(spec.arg) if isinstance(args, dict) and spec.arg else None
-        if not isinstance(value, str):
+        if not isinstance(value, str) or spec.dialect != "bash":
             return True
         return any(u.writes for u in shell.view(value, None, commands).units)
     return spec.name in PATCH_TOOLS or _is_patch(spec)

@@ -349,6 +349,8 @@ def _primary_view(
     views = [
         v for v in (kind_view(spec.kind, value, call, resolve=resolve) for value in values) if v is not None
     ]
+    if spec.kind == "shell" and spec.dialect == "powershell":
+        views += _powershell_views(values, call, views)
     if not views:
         return None
     view = (
@@ -363,6 +365,30 @@ def _primary_view(
     if not view.units:
         view = ArgView(units=(Unit((), view.whole),), whole=view.whole)
     return view
+
+
+def _powershell_views(values: list[Any], call: PreparedCall, raw: list[ArgView]) -> list[ArgView]:
+    """A PowerShell command also read as the bash command whose rules it meets (its cmdlets and
+    aliases as the bash programs they stand for, `powershell.to_bash`): deny and ask rules, and
+    the files it reads and writes, see both readings. An allow rule is written in PowerShell's
+    own words (`PowerShell(Get-ChildItem *)`): it must cover every unit of the text as sent, and
+    the bash reading's units are covered where it is (they take its allow texts). What the bash
+    reading cannot follow is an opaque unit (an ask no mode or default lifts)."""
+    from .powershell import to_bash
+
+    allow = tuple(dict.fromkeys(t for v in raw for u in v.units for t in u.allow_texts))
+    out: list[ArgView] = []
+    for value in values:
+        if type(value) is not str:
+            continue
+        bash, opaque = to_bash(value)
+        view = kind_view("shell", bash, call) if bash else None
+        if view is not None:
+            units = tuple(u._replace(allow_texts=allow if u.allow_texts else ()) for u in view.units)
+            out.append(ArgView(units, view.whole, view.diagnostics))
+        if opaque:
+            out.append(ArgView((Unit((), (value,), True, opaque=True),)))
+    return out
 
 
 def normalise_args(
