@@ -286,12 +286,13 @@ GEMINI_CWD_RULE = """
 GEMINI_FLOATING_RULE = GEMINI_CWD_RULE.replace("./.env", ".env")
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R12s-F4: Gemini `glob` with `.ENV` passes a cwd-relative `read_file(./.env)`"
-)
 @pytest.mark.parametrize("pattern", [".ENV", "**/.ENV", ".En?"])
 def test_gemini_glob_tool_case_with_cwd_relative_rule(tmp_path: Path, ws: Path, pattern: str) -> None:
-    """glob.ts matches with `nocase: !case_sensitive`, so `.ENV` finds `.env`. The engine denies
+    """R12s-F4 (fixed): the glob's base directory was read from the normalised arguments, where
+    `pattern` (an alias of `dir_path`) had been copied into `dir_path`, so `.ENV` was weighed as
+    `.ENV/.ENV`; the base is read from the arguments as sent (`tool_files._base_value`).
+
+    glob.ts matches with `nocase: !case_sensitive`, so `.ENV` finds `.env`. The engine denies
     `glob {"pattern": ".env"}` under `read_file(./.env)` and `read_many_files [".ENV"]` too, but
     `glob {"pattern": ".ENV"}` is allowed: R12d-F3's case folding reaches the glob tool only for
     floating rules."""
@@ -299,12 +300,12 @@ def test_gemini_glob_tool_case_with_cwd_relative_rule(tmp_path: Path, ws: Path, 
     assert _decide(engine, ws, "glob", {"pattern": pattern}) == "deny"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R12s-F5: Gemini `glob` reads a backslash as an escape; the engine reads it as `/`"
-)
 @pytest.mark.parametrize("pattern", [".e\\nv", ".\\ENV"])
 def test_gemini_glob_tool_backslash_is_an_escape(tmp_path: Path, ws: Path, pattern: str) -> None:
-    """`read_many_files` replaces `\\` by `/` before globbing (`p.replace(/\\\\/g, "/")` in the
+    """R12s-F5 (fixed): the `glob` tool's pattern is weighed with a backslash as `/` and as an
+    escape (`tool_files._globs`).
+
+    `read_many_files` replaces `\\` by `/` before globbing (`p.replace(/\\\\/g, "/")` in the
     0.61 bundle), but the `glob` tool passes `this.params.pattern` to `glob()` as is, where on
     POSIX a backslash escapes the next character: `.e\\nv` is `.env`. The engine reads every
     backslash as `/` (`.e/nv`), which names nothing the rule guards."""
@@ -491,3 +492,21 @@ def test_diff_when_edits(tmp_path: Path, old_when: str, new_when: str, loosens: 
     assert diff_policies(old, new).more_permissive() is loosens
     allow = "  - {decision: allow, match: Write, when: 'args.file_path.startsWith(\"src/\")'}\n"
     assert diff_policies(old, _load(tmp_path, "w", base + rule.format(old_when) + allow)).more_permissive()
+
+
+@pytest.mark.parametrize(
+    ("args", "want"),
+    [
+        ({"pattern": "*.py"}, "allow"),  # spells nothing of `.env`
+        ({"pattern": ".ENV", "path": "sub"}, "allow"),  # under `sub` (the old name of `dir_path`)
+        ({"pattern": ".ENV", "dir_path": "."}, "deny"),
+        ({"pattern": "src\\*.ts"}, "allow"),  # both readings name nothing the rule guards
+    ],
+)
+def test_gemini_glob_tool_base_and_backslash_edges(
+    tmp_path: Path, ws: Path, args: dict[str, object], want: str
+) -> None:
+    """The edges of R12s-F4/F5: the base directory comes from `dir_path` or its old name `path`
+    as sent, never from the pattern; a backslash read both ways only widens what is weighed."""
+    engine = _engine(tmp_path, "g", GEMINI_CWD_RULE)
+    assert _decide(engine, ws, "glob", args) == want

@@ -177,14 +177,20 @@ def _globs(
     if not tool:
         return None
     base = call.cwd
-    under = (call.args or {}).get(base_arg) if base_arg is not None else None
+    under = _base_value(call, arg, base_arg)
     if isinstance(under, str):  # `glob`'s `dir_path`
         base = _resolved(under.replace("\\", "/"), call.cwd, call.home)
     worst: tuple[str, Any] | None = None
     for entry in entries:
-        text = entry.replace("\\", "/")  # Gemini CLI: `p.replace(/\\/g, '/')` before globbing
+        # `read_many_files` turns a backslash into `/` before globbing (`p.replace(/\\/g, '/')`);
+        # `glob` (the tool whose globs are under a directory argument) passes its pattern as it
+        # is, where node-glob reads `\x` as an escaped `x`: there both readings are weighed
+        # (`.e\nv` is `.e/nv` once and `.env` once)
+        text = entry.replace("\\", "/")
         forms = expand_braces(text, _MAX_FORMS + 1) if "{" in text else [text]
-        if _EXTGLOB.search(text) or len(forms) > _MAX_FORMS or _CONTROL.search(text):
+        if "\\" in entry and base_arg is not None:
+            forms = [*forms, *(expand_braces(entry, _MAX_FORMS + 1) if "{" in entry else [entry])]
+        if _EXTGLOB.search(text) or len(forms) > 2 * _MAX_FORMS or _CONTROL.search(text):
             notes.append(f"`{entry}` ({arg}) is a glob this check does not read: needs approval")
             worst = worst or ("ask", None)
             continue
@@ -217,6 +223,19 @@ def _globs(
                 worst = ("ask", rule)
             break
     return worst
+
+
+def _base_value(call: PreparedCall, arg: str, base_arg: str | None) -> Any:
+    """The directory a tool's globs are under, as the agent sent it (`glob`'s `dir_path` or its
+    old name): read from the arguments as sent, since the globs' own argument may be an alias of
+    the directory's (`pattern` of `dir_path`), which the normalised arguments copy across."""
+    if base_arg is None or not isinstance(call.raw_args, dict):
+        return None
+    names = [
+        base_arg,
+        *(alias for alias, canonical in call.spec.aliases if canonical == base_arg and alias != arg),
+    ]
+    return next((call.raw_args[n] for n in names if n in call.raw_args), None)
 
 
 def _absolute(path: str, base: str, home: str) -> tuple[str, str]:
