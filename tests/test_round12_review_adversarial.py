@@ -159,12 +159,12 @@ def test_powershell_unreadable_asks_in_yolo(tmp_path: Path, ws: Path, command: s
 YOLO = "version: 1\nprofile: claude-code\nmode: yolo\n"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="R12s-F2: Artifact read_asset saves into `out_dir`, never decided as a write"
-)
 @pytest.mark.parametrize("out_dir", [".git/hooks", ".claude/agents"])
 def test_artifact_read_asset_out_dir_is_a_write(tmp_path: Path, ws: Path, out_dir: str) -> None:
-    """Claude Code 2.1.330's `ArtifactInput`: "'read_asset' saves one of them to a local file named
+    """R12s-F2 (fixed): `out_dir` is a `files` role `into`, a directory written into, which the
+    protected paths and the write tool's rules see (`tool_files._into`, `protected._written_into`).
+
+    Claude Code 2.1.330's `ArtifactInput`: "'read_asset' saves one of them to a local file named
     by its id (pass `url` and `asset_id`, optionally `out_dir`) ... saving to any directory other
     than the default is an ordinary file save the user may be asked to approve". The profile
     declares `file_path`/`file_paths` (uploads) but not `out_dir`, so in yolo a file is written
@@ -510,3 +510,30 @@ def test_gemini_glob_tool_base_and_backslash_edges(
     as sent, never from the pattern; a backslash read both ways only widens what is weighed."""
     engine = _engine(tmp_path, "g", GEMINI_CWD_RULE)
     assert _decide(engine, ws, "glob", args) == want
+
+
+@pytest.mark.parametrize(
+    ("policy", "out_dir", "want"),
+    [
+        ('version: 1\nprofile: claude-code\ndefault: allow\npermissions:\n  deny: ["Edit(./.github/**)"]\n',
+         ".github/workflows", "deny"),
+        ('version: 1\nprofile: claude-code\ndefault: allow\npermissions:\n  deny: ["Edit(./.github/**)"]\n',
+         "notes", "allow"),
+        ('version: 1\nprofile: claude-code\ndefault: allow\npermissions:\n  ask: ["Edit(./docs/private/**)"]\n',
+         "docs", "ask"),
+        ("version: 1\nprofile: claude-code\nmode: yolo\n", "out", "allow"),
+    ],
+)  # fmt: skip
+def test_artifact_out_dir_meets_the_write_rules_under_it(
+    tmp_path: Path, ws: Path, policy: str, out_dir: str, want: str
+) -> None:
+    """The edges of R12s-F2: a deny or ask of the write tool lying in `out_dir` (or under it)
+    decides the call; a directory no rule guards stays allowed, in yolo too."""
+    engine = _engine(tmp_path, "a", policy)
+    args = {
+        "action": "read_asset",
+        "url": "https://claude.ai/artifact/1",
+        "asset_id": "a1",
+        "out_dir": out_dir,
+    }
+    assert _decide(engine, ws, "Artifact", args) == want

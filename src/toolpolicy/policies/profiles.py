@@ -176,7 +176,7 @@ _CLAUDE_TOOLS: dict[str, dict[str, Any]] = {
             "file_path",
             "file_paths",
         ],
-        "files": [["file_path", "read"], ["file_paths", "read"]],
+        "files": [["file_path", "read"], ["file_paths", "read"], ["out_dir", "into"]],
     },
     "Projects": {
         **_generic("method", args=("path", "content", "query")),

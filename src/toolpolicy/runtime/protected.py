@@ -109,6 +109,21 @@ def protected_write(policy: Any, call: PreparedCall) -> str | None:
         return _shell_writes(policy, call, matcher)
     if call.tool in PATCH_TOOLS or _is_patch(call.spec):
         return _patch_writes(call, matcher)
+    return _written_into(call, matcher)
+
+
+def _written_into(call: PreparedCall, matcher: Any) -> str | None:
+    """A directory a tool writes a file of its own naming into (`ToolSpec.files` role `into`):
+    protected when a file in it would be."""
+    args = call.args or {}
+    for entry in call.spec.files:
+        if entry[1] != "into" or entry[0] not in args:
+            continue
+        value = args[entry[0]]
+        if not isinstance(value, str):
+            return f"`{entry[0]}`"  # not a directory: it may be any
+        if _path_hits(value.rstrip("/") + "/x", call, matcher) or _path_hits(value, call, matcher):
+            return value
     return None
 
 
@@ -146,7 +161,7 @@ def may_write(spec: ToolSpec, args: Any, commands: Any) -> bool:
         if not isinstance(value, str) or spec.dialect != "bash":
             return True
         return any(u.writes for u in shell.view(value, None, commands).units)
-    return spec.name in PATCH_TOOLS or _is_patch(spec)
+    return spec.name in PATCH_TOOLS or _is_patch(spec) or any(f[1] == "into" for f in spec.files)
 
 
 def _matcher(policy: Any, home: str) -> Any:

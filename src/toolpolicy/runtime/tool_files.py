@@ -6,6 +6,10 @@ those arguments and their role:
 
 * `read`: a file the tool reads (LangChain `copy_file`'s `source_path`) is decided as a call of the
   policy's read tool (`Read`, `read_file`...): a deny denies the call, an ask asks;
+* `into`: a directory the tool writes a file into, named by the tool (Claude Code's `Artifact`
+  `read_asset` saves an asset into `out_dir` under the asset's id): the directory and everything
+  under it meet the deny and ask rules of the policy's write tool that lie there (as a tree the
+  shell writes, `shell_targets.guarding_rule`), and it is a write the protected paths see;
 * `move`: a file the tool reads and removes (`move_file`'s `source_path`): as a read, and as a write
   by the policy's write tool's rules (a deny denies, an ask asks), and it is a write the protected
   paths see (`runtime/protected.py`);
@@ -59,6 +63,8 @@ def check_files(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> Rul
             continue
         if role == "patch":
             got = _patch(engine, call, value, tools, notes, decision)
+        elif role == "into":
+            got = _into(engine, call, arg, value, notes)
         elif role == "globs":
             got = _globs(engine, call, arg, value, notes, tools[0] if tools else None)
         elif role == "fetch":
@@ -223,6 +229,33 @@ def _globs(
                 worst = ("ask", rule)
             break
     return worst
+
+
+def _into(
+    engine: Engine, call: PreparedCall, arg: str, value: Any, notes: list[str]
+) -> tuple[str, Any] | None:
+    """The deny or ask rule of the write tool that lies in the directory a file is written into
+    (`into`): the file's name is the tool's, so every name there counts."""
+    from .kinds.shell_words import TREE, glob_escape
+    from .shell_targets import PATTERN, glob_forms, guarding_rule
+
+    if not isinstance(value, str) or not value or _odd(call, value):
+        notes.append(f"`{arg}` is not a plain directory: needs approval")
+        return "ask", None
+    tool = engine.policy.write_tool
+    if not tool:
+        return None
+    target = PATTERN + glob_escape(value.replace("\\", "/")).rstrip("/") + "/" + TREE
+    forms = glob_forms(target, call.cwd, call.home)
+    for decision in ("deny", "ask"):
+        rule = guarding_rule(engine, call.mode, call.cwd, tool, forms, decision)
+        if rule is not None:
+            verb = "denies" if decision == "deny" else "guards"
+            notes.append(
+                f"`{value}` ({arg}) is written into by the tool, and rule {rule.id} {verb} a path there"
+            )
+            return decision, rule
+    return None
 
 
 def _base_value(call: PreparedCall, arg: str, base_arg: str | None) -> Any:
