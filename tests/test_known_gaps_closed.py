@@ -35,10 +35,6 @@ import pytest
 from shell_attacks import engines, workspace
 from toolpolicy import Engine
 
-F1 = pytest.mark.xfail(strict=True, reason="R12d-F1: docker host paths are not read or written")
-F2 = pytest.mark.xfail(strict=True, reason="R12d-F2: uv is not known")
-F3 = pytest.mark.xfail(strict=True, reason="R12d-F3: gemini globs are case-insensitive")
-
 _DENIES = (
     '"Read(./.env)", "Read(~/.ssh/**)", "Read(~/.aws/**)", "Edit(./.git/**)", "Edit(~/.ssh/**)", "Bash(rm *)"'
 )
