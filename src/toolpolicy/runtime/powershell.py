@@ -13,6 +13,8 @@ ask no mode or default lifts (`Unit.opaque`), unless a deny decides it first.
 
 from __future__ import annotations
 
+import shlex
+
 # cmdlet (lowercase) -> the bash program whose rules it meets; None: opaque (runs code or a file
 # the walk cannot follow)
 _CMDLETS: dict[str, str | None] = {
@@ -153,7 +155,7 @@ def _statement(words: list[str], depth: int) -> tuple[str, bool]:
         if depth >= _MAX_DEPTH:
             return "eval", True
         inner, dark = to_bash(" ".join(_unquote(w) for w in operands), depth + 1)
-        return "eval " + _bash_quote(inner), dark
+        return "eval " + shlex.quote(inner), dark
     head = program + (f" -{flags}" if flags else "")
     return " ".join([head, *(_bash_word(w) for w in operands)]), False
 
@@ -238,13 +240,9 @@ def _unquote(word: str) -> str:
     return word
 
 
-def _bash_quote(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"
-
-
 def _bash_word(word: str) -> str:
     """A PowerShell word as a bash word with the same text; a backslash is a path separator."""
     if word in ("<", ">"):
         return word
     text = _unquote(word) if word.startswith("'") else word
-    return _bash_quote(text.replace("\\", "/"))
+    return shlex.quote(text.replace("\\", "/"))
