@@ -443,10 +443,10 @@ def _trap_scripts(args: Sequence[str]) -> list[Script]:
     return []
 
 
-def _mapfile_scripts(args: Sequence[str]) -> list[Script]:
-    """`mapfile`/`readarray -C CALLBACK`: bash evaluates CALLBACK (with an index and the line
-    appended) every `-c` lines read. Options that take a value (`-d -n -O -s -u -C -c`) take the
-    rest of their cluster or the next word (`-tC cb`, `-Ccb`, `-C cb`)."""
+def builtin_option_values(args: Sequence[str], valued: str, letter: str) -> list[Script]:
+    """The values a bash builtin's option `letter` is given, each as (word index, chars to cut),
+    read as bash's internal getopt reads them: the options of `valued` take the rest of their
+    cluster or the next word (`-tC cb`, `-Ccb`, `-C cb`); options end at `--` or the first operand."""
     out: list[Script] = []
     i = 0
     while i < len(args):
@@ -454,44 +454,30 @@ def _mapfile_scripts(args: Sequence[str]) -> list[Script]:
         if a == "--" or not a.startswith("-") or a == "-":
             break
         for j in range(1, len(a)):
-            if a[j] not in "dnOsuCc":
+            if a[j] not in valued:
                 continue
             if j + 1 < len(a):  # the value is the rest of the cluster
-                if a[j] == "C":
+                if a[j] == letter:
                     out.append(((i,), j + 1))
             elif i + 1 < len(args):  # the value is the next word
                 i += 1
-                if a[j] == "C":
+                if a[j] == letter:
                     out.append(((i,), 0))
             break
         i += 1
     return out
+
+
+def _mapfile_scripts(args: Sequence[str]) -> list[Script]:
+    """`mapfile`/`readarray -C CALLBACK`: bash evaluates CALLBACK (with an index and the line
+    appended) every `-c` lines read (`-d -n -O -s -u -C -c` take a value)."""
+    return builtin_option_values(args, "dnOsuCc", "C")
 
 
 def completion_values(args: Sequence[str], letter: str) -> list[Script]:
-    """The values `compgen`/`complete` give option `letter` (`-C COMMAND`, `-W WORDLIST`): each
-    as (word index, chars to cut). Options that take a value (`-o -A -G -W -F -C -X -P -S`) take
-    the rest of their cluster or the next word (bash's internal getopt); options end at `--` or
-    the first operand."""
-    out: list[Script] = []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "--" or not a.startswith("-") or a == "-":
-            break
-        for j in range(1, len(a)):
-            if a[j] not in _COMPLETION_VALUED:
-                continue
-            if j + 1 < len(a):  # the value is the rest of the cluster
-                if a[j] == letter:
-                    out.append(((i,), j + 1))
-            elif i + 1 < len(args):  # the value is the next word
-                i += 1
-                if a[j] == letter:
-                    out.append(((i,), 0))
-            break
-        i += 1
-    return out
+    """The values `compgen`/`complete` give option `letter` (`-C COMMAND`, `-W WORDLIST`): `-o -A
+    -G -W -F -C -X -P -S` take a value."""
+    return builtin_option_values(args, _COMPLETION_VALUED, letter)
 
 
 _COMPLETION_VALUED = "oAGWFCXPS"
