@@ -23,13 +23,13 @@ def _policy(tmp_path: Path, body: str) -> Path:
 
 
 def test_bundled_knowledge_is_a_valid_policy_document() -> None:
-    data = yaml.safe_load(shell_knowledge.BUNDLED_PATH.read_text())
+    data = yaml.safe_load(Path(shell_knowledge.BUNDLED_FILE).read_text())
     doc = PolicyDocument.model_validate(data, strict=False)
     assert "sort" in " ".join(doc.commands)
 
 
 def test_bundled_file_loads_as_a_policy() -> None:
-    policy = load_policy(shell_knowledge.BUNDLED_PATH)
+    policy = load_policy(shell_knowledge.BUNDLED_FILE)
     assert policy.commands is not None and policy.commands.get("env") is not None
 
 

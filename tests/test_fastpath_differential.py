@@ -350,17 +350,16 @@ def test_fast_general_and_reference_decide_alike(workspace: Path, n: int) -> Non
 
 @contextmanager
 def _floating_always() -> Iterator[None]:
-    """Every `*M*` pattern of a set split off as a floating substring, whatever the set's size."""
-    init = pattern_set.PatternSet.__init__
-    saved = init.__defaults__
-    assert saved is not None and len(saved) == 4, (
-        "PatternSet(patterns, safe, floating_from, split_product, few)"
-    )
-    init.__defaults__ = (saved[0], 1, 1, saved[3])
+    """Every `*M*` pattern of a set split off as a floating substring, whatever the set's size
+    (the module's thresholds, which a set made with no thresholds of its own reads)."""
+    saved = pattern_set.FLOATING_FROM, pattern_set.SPLIT_PRODUCT
+    pattern_set.FLOATING_FROM = pattern_set.SPLIT_PRODUCT = 1
     try:
+        probe = pattern_set.PatternSet([(pattern_set.ALLOW, "a.*b"), (pattern_set.DENY, ".*x.*")])
+        assert probe._params == (1, 1), "a set made with no thresholds reads the module's"
         yield
     finally:
-        init.__defaults__ = saved
+        pattern_set.FLOATING_FROM, pattern_set.SPLIT_PRODUCT = saved
 
 
 @seed(7002)

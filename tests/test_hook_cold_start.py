@@ -139,8 +139,9 @@ def test_fingerprint_skips_layers_above_the_api_and_bytecode(tmp_path: Path) -> 
 def test_the_lstat_probe_tells_what_openat2_tells(tmp_path: Path) -> None:
     """The first calls of a process use `lstat` (no ctypes import); it must agree with openat2."""
     from toolpolicy.runtime.kinds import path as path_kind
+    from toolpolicy.runtime.kinds.openat2 import openat2_probe
 
-    openat2 = path_kind._openat2_probe()
+    openat2 = openat2_probe()
     if openat2 is None:
         pytest.skip("this kernel has no openat2 (Linux < 5.6 or a seccomp filter)")
     (tmp_path / "d" / "e").mkdir(parents=True)

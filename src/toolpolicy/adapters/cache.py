@@ -126,7 +126,7 @@ FINGERPRINTED = frozenset(
         "api",
     }
 )
-_SOURCE_SUFFIXES = (".py", ".lark", ".yaml", ".json", ".toml")
+_SOURCE_SUFFIXES = (".py", ".lark", ".yaml", ".json", ".toml", ".so", ".pyd")  # (.so: the compiled build)
 
 
 def _package_fingerprint(root: str | None = None) -> str:

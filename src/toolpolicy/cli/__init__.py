@@ -51,6 +51,9 @@ def main(argv: list[str] | None = None) -> None:
         import gc
 
         gc.disable()  # one short-lived process per tool call: collecting costs more than it frees
+        from ..runtime.compiled_build import prefer_sources
+
+        prefer_sources()  # one decision per process: the sources import faster than the compiled build
         from .fast_argv import parse_hook
 
         parsed = parse_hook(args)

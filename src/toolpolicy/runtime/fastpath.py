@@ -31,7 +31,7 @@ from .shell_targets import (
     needs_check,
     read_tool_of,
 )
-from .views import PICKS, _url_view, path_readings, plain_view, shell_readings
+from .views import PICKS, _url_view, path_readings, plain_view, shell, shell_readings
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
@@ -39,10 +39,7 @@ if TYPE_CHECKING:
 
     from .decision import Decision
     from .engine import Engine
-    from .kinds import shell
     from .when_table import WhenTable
-else:
-    from .views import shell  # the shell kind, imported on first use
 
 
 class Where:

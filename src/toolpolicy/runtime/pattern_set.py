@@ -303,15 +303,16 @@ class PatternSet:
         self,
         patterns: Sequence[tuple[str, str]],
         safe: Sequence[str | None] = (),
-        floating_from: int = FLOATING_FROM,
-        split_product: int = SPLIT_PRODUCT,
+        floating_from: int = -1,
+        split_product: int = -1,
         few: int = 0,
     ) -> None:
         """`patterns`: (side, regex) pairs, side ALLOW or DENY; ids are positions in this list.
 
         `safe[i]`, when given, is `nul_safe` of pattern i's regex (the compiler stores it).
         Floating patterns get their own sets when there are at least `floating_from` of them and
-        their count times the others' is at least `split_product`.
+        their count times the others' is at least `split_product` (-1: the module's
+        `FLOATING_FROM`, `SPLIT_PRODUCT`, read when the set is made).
 
         `few`: the set is compiled on the first match after `few` (the plans give FEW_MATCHES);
         until then (a hook process matches once) each match compiles a set of only the patterns
@@ -320,7 +321,10 @@ class PatternSet:
         self._patterns = [regex for _, regex in patterns]
         self._sides = [side for side, _ in patterns]
         self._safe = safe
-        self._params = (floating_from, split_product)
+        self._params = (
+            FLOATING_FROM if floating_from < 0 else floating_from,
+            SPLIT_PRODUCT if split_product < 0 else split_product,
+        )
         self.slow = any(_has_nul(regex) for regex in self._patterns)
         self._full: tuple[Any, Any] | None = None
         self._match: Any = None

@@ -26,6 +26,7 @@ from __future__ import annotations
 import itertools
 import os
 
+from ..vocabulary.lazy_module import LazyModule
 from ..vocabulary.lazy_regex import lazy_compile
 from .rules import MAX_READ_CHECKS, MAX_WRITE_CHECKS, PreparedCall, RuleVerdict, combine, prepare
 
@@ -35,11 +36,10 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .engine import Engine
-    from .kinds import shell_words
-else:
-    from .views import _LazyKind
 
-    shell_words = _LazyKind("shell_words")  # its targets come from the shell kind: loaded by then
+shell_words: Any = LazyModule(
+    "toolpolicy.runtime.kinds.shell_words"
+)  # its targets come from the shell kind: loaded by then
 
 PATTERN = "\x00"
 SOFT = "\x05"  # a write the command makes by nature (`rm x`): only path denies and asks count

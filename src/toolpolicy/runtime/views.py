@@ -16,6 +16,7 @@ import functools
 import math
 import unicodedata
 
+from ..vocabulary.lazy_module import LazyModule
 from ..vocabulary.lazy_regex import lazy_compile
 from .kinds import UNREAD, ArgView, CompiledPattern, Kind, Rendered, Unit, glob, path, simple_view
 
@@ -24,28 +25,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-class _LazyKind:
-    """A kind module imported on first use: the URL kind (ipaddress, urllib) stays off the cold
-    start of a hook that decides a shell command, and the shell kind (its parser, command
-    knowledge and wrappers: ~4 ms) off that of a hook that decides an edit, a read or a fetch. Each attribute is copied onto the instance when
-    first read, so later reads are plain attribute hits (no `__getattr__` on the decide path)."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __getattr__(self, attr: str) -> Any:
-        import importlib
-
-        value = getattr(importlib.import_module(f".kinds.{self._name}", __package__), attr)
-        setattr(self, attr, value)
-        return value
-
-
-url: Any = _LazyKind("url")
-if TYPE_CHECKING:
-    from .kinds import shell
-else:
-    shell = _LazyKind("shell")
+# kinds imported on first use (`LazyModule`); `Any`, not the module's type behind `TYPE_CHECKING`:
+# the compiled build checks a global's type when it is set, and a `LazyModule` is no module)
+url: Any = LazyModule("toolpolicy.runtime.kinds.url")
+shell: Any = LazyModule("toolpolicy.runtime.kinds.shell")
 
 MAX_VALUE_CHARS = 1 << 20  # a plain value larger than this is never allowed by a pattern
 MAX_PATH_LIST = 256  # a path argument that is a list of up to this many strings: each is a path
@@ -53,7 +36,9 @@ MAX_PATH_LIST = 256  # a path argument that is a list of up to this many strings
 # allow: the call asks at least); past this many, the list is one text (deny-only)
 MAX_PATH_LIST_DENY = 4096  # (about 0.3 s of lexical views, cold: a bound on a hostile call)
 _LIST_TAG = ("\x02list",)
-_SURROGATE = lazy_compile("[\ud800-\udfff]")
+_SURROGATE = lazy_compile(
+    "[" + chr(0xD800) + "-" + chr(0xDFFF) + "]"
+)  # (no surrogate in a literal: mypyc refuses one)
 
 
 def clean(text: str) -> str:
@@ -410,4 +395,4 @@ def path_readings(view: Any, value: object) -> tuple[str, ...]:
 _TAGS = ("\x00", "\x01", "\x02", "\x03")
 _MAX_PATH_READINGS = 8  # units of one path view read again (POSIX, Windows, `~` both ways, targets)
 _MAX_BRACE_READINGS = 64
-_shell_words: Any = _LazyKind("shell_words")
+_shell_words: Any = LazyModule("toolpolicy.runtime.kinds.shell_words")

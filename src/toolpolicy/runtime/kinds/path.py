@@ -677,43 +677,12 @@ def _lstat_probe(path: str) -> bool:
 
 def _first_probe() -> Callable[[str], bool] | None:
     """Build the probe on first use (ctypes costs the hook's cold start ~3 ms when imported early)."""
-    _OPENAT2.append(_openat2_probe())
+    from .openat2 import openat2_probe  # (its own module: a class in a function, which mypyc cannot compile)
+
+    _OPENAT2.append(openat2_probe())
     return _OPENAT2[0]
 
 
-def _openat2_probe() -> Callable[[str], bool] | None:
-    """The openat2 probe, or None where the system call is missing (not Linux, old kernel, seccomp)."""
-    if sys.platform != "linux":
-        return None
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        syscall = libc.syscall
-        syscall.restype = ctypes.c_long
-
-        class OpenHow(ctypes.Structure):
-            _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
-
-        how = OpenHow(os.O_PATH | os.O_CLOEXEC, 0, 0x04)  # RESOLVE_NO_SYMLINKS
-        how_ref, how_size, get_errno = ctypes.byref(how), ctypes.sizeof(how), ctypes.get_errno
-        conclusive = {errno.ENOENT, errno.ENOTDIR}
-
-        def probe(path: str) -> bool:
-            fd = syscall(_SYS_OPENAT2, -100, path.encode("utf-8", "surrogateescape"), how_ref, how_size)
-            if fd >= 0:
-                os.close(fd)
-                return True
-            return get_errno() in conclusive
-
-        if probe("/") is not True:
-            return None
-        return probe
-    except (OSError, AttributeError, ValueError):
-        return None
-
-
-_SYS_OPENAT2 = 437  # the same number on every Linux architecture (added in 5.6)
 _OPENAT2: list[Callable[[str], bool] | None] = []  # [probe] once built
 
 

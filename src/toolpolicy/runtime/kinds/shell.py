@@ -143,7 +143,9 @@ __all__ = ["MAX_COMMAND_CHARS", "MAX_DEPTH", "SAFE_ENV", "compile_spec", "view"]
 MAX_COMMAND_CHARS = 10_000
 _MAX_FALLBACK_PIECES = 2_000
 _MAX_STAGES = 32  # see-through stages kept per command (deny texts grow with their square)
-_SURROGATE = lazy_compile("[\ud800-\udfff]")
+_SURROGATE = lazy_compile(
+    "[" + chr(0xD800) + "-" + chr(0xDFFF) + "]"
+)  # (no surrogate in a literal: mypyc refuses one)
 _EVAL_BUILTINS = frozenset(
     {"let", "declare", "typeset", "local", "export", "readonly", "printf", "read", "unset"}
     | {"test", "[", "[[", "((", "mapfile", "readarray", "wait", "getopts", "hash"}
@@ -222,7 +224,7 @@ def _trim(elems: list[object]) -> list[object]:
 
 def _re_char(e: str) -> str:
     ch = e[-1]
-    if "\ud800" <= ch <= "\udfff":
+    if 0xD800 <= ord(ch) <= 0xDFFF:
         return "\\x{fffd}"  # views replace lone surrogates the same way (see _clean)
     if ch.isalnum() or ch == "_" or ord(ch) > 0x7F:
         return ch
@@ -326,8 +328,8 @@ def _view_uncached(raw: str, digest: str = "bundled", bases: tuple[str, ...] = (
         return _opaque_view(text, str(exc), digest)
     except RecursionError:
         return _opaque_view(text, "commands nest too deeply", digest)
-    except Exception as exc:  # INVARIANT: view() never raises; the unexpected fails closed
-        return _opaque_view(text, f"internal error ({type(exc).__name__})", digest)
+    except Exception as error:  # INVARIANT: view() never raises; the unexpected fails closed
+        return _opaque_view(text, f"internal error ({type(error).__name__})", digest)
     if not units:  # empty or only comments
         units = [Unit(allow_texts=("",), deny_texts=(text,))]
     return ArgView(tuple(dict.fromkeys(units)) if len(units) > 1 else (units[0],), (text,))

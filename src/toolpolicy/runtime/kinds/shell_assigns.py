@@ -454,8 +454,8 @@ def literal_values(cmd: Command, k0: int) -> dict[str, tuple[str, ...] | None]:
     return out
 
 
-VALUE_SETTERS = (
-    DECLARING | ASSIGNING_BUILTINS.keys() | {"set", "unset"}
+VALUE_SETTERS = frozenset(
+    [*DECLARING, *ASSIGNING_BUILTINS, "set", "unset"]
 )  # the builtins `literal_values` reads
 
 

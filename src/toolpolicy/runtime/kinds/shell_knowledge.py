@@ -103,6 +103,29 @@ class Opt(Record):
     fields: tuple[tuple[str, str], ...] = ()  # a `k=v,...` value's keys -> roles (`--mount src=HOST`)
 
 
+class Subcommands:
+    """A program's subcommands: name -> `Spec`, each built on first use (git has ~150 of them:
+    building all at once cost a hook deciding `git status` ~3 ms)."""
+
+    __slots__ = ("bodies", "built")
+
+    def __init__(self, bodies: dict[str, tuple[str, Mapping[str, Any]]]) -> None:
+        self.bodies = bodies  # subcommand -> (the spec's name, its entry with inherited options)
+        self.built: dict[str, Spec] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.bodies)
+
+    def get(self, name: str) -> Spec | None:
+        spec = self.built.get(name)
+        if spec is None:
+            found = self.bodies.get(name)
+            if found is None:
+                return None
+            spec = self.built[name] = build_spec(*found)
+        return spec
+
+
 class Spec(Record):
     """What one program (or one subcommand) does with its argv."""
 
@@ -128,29 +151,6 @@ class Spec(Record):
     modules: Subcommands | None = None  # role `module`: module name -> the spec of its argv (`python -m`)
     single_dash: bool = False  # options are whole words, `-name`/`--name`, `=value` or the next word (Go)
     pflag: bool = False  # a short option then `=` takes the rest as its value (`-v=V`: Go's pflag)
-
-
-class Subcommands:
-    """A program's subcommands: name -> `Spec`, each built on first use (git has ~150 of them:
-    building all at once cost a hook deciding `git status` ~3 ms)."""
-
-    __slots__ = ("bodies", "built")
-
-    def __init__(self, bodies: dict[str, tuple[str, Mapping[str, Any]]]) -> None:
-        self.bodies = bodies  # subcommand -> (the spec's name, its entry with inherited options)
-        self.built: dict[str, Spec] = {}
-
-    def __bool__(self) -> bool:
-        return bool(self.bodies)
-
-    def get(self, name: str) -> Spec | None:
-        spec = self.built.get(name)
-        if spec is None:
-            found = self.bodies.get(name)
-            if found is None:
-                return None
-            spec = self.built[name] = build_spec(*found)
-        return spec
 
 
 class Analysis(Record):
@@ -353,15 +353,9 @@ def build_table(entries: Mapping[str, Mapping[str, Any]], digest: str) -> Table:
 
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_BUNDLED = os.path.join(_PACKAGE, "policies", "commands.yaml")
-
-
-def __getattr__(name: str) -> Any:  # `BUNDLED_PATH` as a Path, without importing pathlib on the hook's path
-    if name == "BUNDLED_PATH":
-        from pathlib import Path
-
-        return Path(_BUNDLED)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+BUNDLED_FILE = os.path.join(
+    _PACKAGE, "policies", "commands.yaml"
+)  # the bundled knowledge (a str: no pathlib on the hook's path)
 
 
 _bundled: list[Table] = []
@@ -378,7 +372,7 @@ def bundled_entries() -> dict[str, Any]:
     import yaml  # only here: compiled policies carry their table, so `policy hook` never reads YAML
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    with open(_BUNDLED, encoding="utf-8") as handle:
+    with open(BUNDLED_FILE, encoding="utf-8") as handle:
         text = handle.read()
     data = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
     return dict(data["commands"])

@@ -129,9 +129,11 @@ def parser() -> Parser:
 
 
 def _new_parser() -> Parser:
-    binding = sys.modules.get("tree_sitter") or _extension("tree_sitter")
+    binding: Any = sys.modules.get("tree_sitter") or _extension("tree_sitter")
     if binding is None:
-        import tree_sitter as binding
+        import tree_sitter
+
+        binding = tree_sitter
     return binding.Parser(binding.Language(_bash_language()))
 
 
