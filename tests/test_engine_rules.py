@@ -597,3 +597,31 @@ def test_seventeenth_redirection_target_is_checked(reference: bool) -> None:
     cmd = "echo hi " + " ".join(f"> /tmp/a{i}" for i in range(16)) + " > /home/u/.bashrc"
     d = _decide_text(policy, "Bash", {"command": cmd}, reference=reference)
     assert d.decision != "allow"
+
+
+@pytest.mark.parametrize("reference", [False, True])
+@pytest.mark.parametrize("hint", ["false", "yes", 1, [True], {"read_only": True}])
+def test_only_a_true_read_only_hint_counts(reference: bool, hint: Any) -> None:
+    """The agent's read-only hint loosens an MCP call (SPEC 4.2 step 4), so only `True` is one:
+    a truthy string or number an embedder passes through unchecked is no hint, never an error."""
+    policy = load_policy(text="version: 1\ndefault: ask\n", name="policy.yaml")
+    engine = Engine(policy, hooks=False, reference=reference)
+    assert engine.decide("mcp:srv:get", {}, read_only=True).decision == "allow"
+    assert engine.decide("mcp:srv:get", {}, read_only=None).decision == "ask"
+    got = engine.decide("mcp:srv:get", {}, read_only=hint)
+    assert got.decision == "ask" and not got.diagnostics, got
+    assert asyncio.run(engine.adecide("mcp:srv:get", {}, read_only=hint)).decision == "ask"
+
+
+@pytest.mark.parametrize("tool", [None, 7, ["Bash"], {"name": "Bash"}, b"Bash"])
+def test_a_tool_name_that_is_not_a_string_is_decided_not_raised(tool: Any) -> None:
+    """A malformed call is decided (failing closed), whatever the build: a compiled `decide`
+    checks its arguments' types at the call, so the public API takes `Any`."""
+    policy = load_policy(text="version: 1\npermissions: {allow: [probe, Bash]}\n", name="policy.yaml")
+    engine = Engine(policy, hooks=False)
+    for d in (
+        engine.decide(tool, {}),
+        asyncio.run(engine.adecide(tool, {})),
+        engine.decide(tool, {}, read_only=1),
+    ):
+        assert d.decision in ("ask", "deny") and not d.reason.startswith("internal error"), d

@@ -163,3 +163,32 @@ def test_the_prefixes_are_kept_in_the_cache_and_a_bad_list_is_derived_again(
     full = _full_set(index.glob_regexes)
     for name in NAMES[:FEW_LOOKUPS]:
         assert sorted(index.matching_globs(name)) == sorted(full.Match(name) or ()), name
+
+
+def test_a_plan_for_another_spelling_shares_everything_but_the_name(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "version: 1\nprofile: claude-code\ndefault: ask\nrules:\n"
+        "  - {decision: deny, match: 'Agent'}\n  - {decision: allow, match: 'Bash(git status)'}\n"
+    )
+    policy = load_policy(str(path))
+    first = plan_mod.plan_for(policy, "Agent", "default")
+    other = plan_mod.plan_for(policy, "Task", "default")  # the profile's alias of Agent
+    assert (first.raw, other.raw) == ("Agent", "Task")
+    assert other is not first and other.tool == first.tool
+    assert set(plan_mod._SHARED) | {"raw"} == _slots_of_toolplan()  # no attribute left behind
+    for slot in plan_mod._SHARED:
+        assert getattr(other, slot) == getattr(first, slot), slot
+    assert other.token is first.token and other.keys is first.keys  # one memo of picks, one set of keys
+
+
+def _slots_of_toolplan() -> set[str]:
+    """`ToolPlan.__slots__` as the source writes it (a class compiled by mypyc keeps none)."""
+    import ast
+
+    tree = ast.parse(Path(str(plan_mod.__file__)).with_name("plan.py").read_text())
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "ToolPlan")
+    slots = next(
+        n for n in cls.body if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "__slots__"
+    )
+    return set(ast.literal_eval(slots.value))

@@ -119,13 +119,17 @@ class Engine:
     # -- public API ---------------------------------------------------------------------------
     def decide(
         self,
-        tool: str,
+        tool: Any,
         args: Any = None,
         *,
         context: Mapping[str, Any] | None = None,
-        read_only: bool | None = None,
+        read_only: Any = None,
     ) -> Decision:
-        """Decide one call; never raises for a bad call (it decides, failing closed)."""
+        """Decide one call; never raises for a bad call (it decides, failing closed).
+
+        `tool` is the tool's name (a str; anything else is decided as a malformed call), and
+        `read_only` the agent's read-only hint for the call: only `True` is a hint."""
+        read_only = read_only is True  # (a compiled build refuses a non-bool argument at the call)
         if self._plain:  # no hooks to run and nothing to log: no flow machinery, no timing
             try:
                 decision = (
@@ -156,13 +160,14 @@ class Engine:
 
     async def adecide(
         self,
-        tool: str,
+        tool: Any,
         args: Any = None,
         *,
         context: Mapping[str, Any] | None = None,
-        read_only: bool | None = None,
+        read_only: Any = None,
     ) -> Decision:
         """The asyncio variant of `decide`; hooks run without blocking the event loop."""
+        read_only = read_only is True
         start = time.perf_counter()
         flow = self._flow(tool, args, context, read_only)
         try:
@@ -190,7 +195,7 @@ class Engine:
 
     def rules_only(
         self,
-        tool: str,
+        tool: Any,
         args: Any = None,
         *,
         context: Mapping[str, Any] | None = None,

@@ -120,11 +120,29 @@ class ToolPlan:
 
     def renamed(self, raw: str) -> ToolPlan:
         """The same plan for another spelling of the tool name (shares every structure)."""
-        other = ToolPlan.__new__(ToolPlan)
-        for slot in self.__slots__:
+        other = ToolPlan(
+            raw,
+            self.tool,
+            self.spec,
+            self.primary_keys,
+            self.rules,
+            self.need,
+            self.ranks,
+            self.static,
+            self.has_when,
+        )
+        for slot in _SHARED:  # what was built after __init__, and its own memo token
             setattr(other, slot, getattr(self, slot))
-        other.raw = raw
         return other
+
+
+# what a renamed plan shares with its original: all but `raw` (made through `__init__`, not
+# `ToolPlan.__new__`: a class compiled by mypyc cannot be made without its constructor)
+_SHARED = (
+    "alias_keys", "any_key", "declared", "fixed", "has_when", "keys", "need", "primary", "primary_entries",
+    "primary_keys", "ranks", "rules", "spec", "static", "static_pick", "static_plain_pick", "static_restrict",
+    "static_when", "token", "tool", "when_hits", "when_table", "whens",
+)  # fmt: skip
 
 
 FEW_LOOKUPS = 8  # tool names looked up before the set of all tool globs is compiled ...
