@@ -25,6 +25,7 @@ import os
 import sys
 
 COMPILED = (  # dotted module names, each `src/<path>.py`
+    "toolpolicy.runtime.kinds.arg_view",
     "toolpolicy.runtime.kinds.glob",
     "toolpolicy.runtime.kinds.path",
     "toolpolicy.runtime.kinds.shell",
