@@ -41,17 +41,17 @@ from .rules import (
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:  # imported where used: hooks and the reference interpreter are off the hook's cold path
-    from typing import Any
+    from typing import Any, Final
 
     from .hooks.types import HookResult
     from .when_table import WhenTable
 
 # `DecisionSource` values, as plain strings (the runtime never imports enum).
-_GUARD_HOOK = "guard_hook"
-_READ_ONLY_HINT = "read_only_hint"
-_PRE_TOOL_USE_HOOK = "pre_tool_use_hook"
-MODES = MODE_VALUES
-DECISIONS = EFFECTS
+_GUARD_HOOK: Final = "guard_hook"
+_READ_ONLY_HINT: Final = "read_only_hint"
+_PRE_TOOL_USE_HOOK: Final = "pre_tool_use_hook"
+MODES: Final = MODE_VALUES
+DECISIONS: Final = EFFECTS
 
 
 class HookRequest(Record):
@@ -774,7 +774,7 @@ def _denying(rule: CompiledRule | None) -> bool:
 # Agents whose model can write to the standard input of a command it started, through a call no
 # hook sees (Codex's `write_stdin`, which fires no PreToolUse): the hook's `context.agent`, or the
 # policy's profile when the caller names no agent.
-STDIN_WRITING_AGENTS = frozenset({"codex"})
+STDIN_WRITING_AGENTS: Final = frozenset({"codex"})
 
 
 def _types_into_commands(call: PreparedCall, profile: str) -> bool:

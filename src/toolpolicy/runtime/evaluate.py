@@ -26,7 +26,11 @@ from .rules import (
 )
 from .views import plain_view
 
-_OVERSIZE = "arguments over the size cap: no allow rule can match"
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Final
+
+_OVERSIZE: Final = "arguments over the size cap: no allow rule can match"
 
 
 def indexed_rules(

@@ -35,7 +35,7 @@ from .views import PICKS, _url_view, path_readings, plain_view, shell, shell_rea
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Final
 
     from .decision import Decision
     from .engine import Engine
@@ -63,7 +63,7 @@ class Where:
         return where
 
 
-_SHARED: dict[tuple[str, str, str], Where] = {}
+_SHARED: Final[dict[tuple[str, str, str], Where]] = {}
 
 
 def decide_fast(
@@ -146,10 +146,10 @@ def decide_fast(
     return decided
 
 
-_FIXED_LIMIT = 4096  # tool names whose one decision an engine keeps
+_FIXED_LIMIT: Final = 4096  # tool names whose one decision an engine keeps
 
 
-_NO_UNIT: tuple[Unit | None, ...] = (None,)
+_NO_UNIT: Final[tuple[Unit | None, ...]] = (None,)
 
 
 def _pick(
@@ -309,9 +309,9 @@ def _remember(where: Where, plan: ToolPlan, value: str, picked: Any) -> None:
 
 
 _PICKS_KEPT = 32768  # picks kept in all (each holds a view the views' own memos may have let go)
-_PICKED_CHARS = 2048  # the longest text kept (`shell.MEMO_CHARS`)
+_PICKED_CHARS: Final = 2048  # the longest text kept (`shell.MEMO_CHARS`)
 _KEPT = [0]  # picks kept since PICKS was last emptied here (`clear_memos` may empty it too: fewer)
-_WHERES_PICKED = 256  # directories `Where.shared` keeps
+_WHERES_PICKED: Final = 256  # directories `Where.shared` keeps
 
 
 def _unit_hits(pset: PatternSet, view: ArgView, unit: Unit) -> Any:
@@ -365,7 +365,7 @@ def _keep(view: ArgView, key: str, token: object, value: Any) -> Any:
     return value
 
 
-_HITS_PER_VIEW = 4  # pattern sets (or plans) whose ids a view keeps (a few tools, a policy reloaded)
+_HITS_PER_VIEW: Final = 4  # pattern sets (or plans) whose ids a view keeps (a few tools, a policy reloaded)
 
 
 def _deny_covers(view: ArgView) -> bool:
@@ -380,7 +380,7 @@ def _deny_covers(view: ArgView) -> bool:
     return covers  # type: ignore[return-value]
 
 
-_MAX_UNITS = 64  # more simple commands than this in one call: the general way
+_MAX_UNITS: Final = 64  # more simple commands than this in one call: the general way
 
 
 def _combine(plan: ToolPlan, bests: Sequence[int]) -> int:
@@ -533,7 +533,7 @@ class _NoRule:
     decision = None
 
 
-_NO_RULE: Any = _NoRule()
+_NO_RULE: Final[Any] = _NoRule()
 
 
 class _When:

@@ -26,10 +26,12 @@ from .pattern_set import folded_needle, needle
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from .plan import ToolPlan
 
-_TAG_CWD = "\x01"  # `kinds.TAG_CWD`
-_STOPS = frozenset("*?[{\x1a\x06")  # a glob's wildcards, `shell_words.UNKNOWN` and `TREE`
+_TAG_CWD: Final = "\x01"  # `kinds.TAG_CWD`
+_STOPS: Final = frozenset("*?[{\x1a\x06")  # a glob's wildcards, `shell_words.UNKNOWN` and `TREE`
 
 
 class GuardIndex:
@@ -127,7 +129,10 @@ def fold(text: str) -> str:
     return text[:end].lower()
 
 
-_ASCII_FOLDS = {0x212A: "k", 0x017F: "s"}  # the non-ASCII characters RE2's `(?i)` folds with ASCII letters
+_ASCII_FOLDS: Final = {
+    0x212A: "k",
+    0x017F: "s",
+}  # the non-ASCII characters RE2's `(?i)` folds with ASCII letters
 
 
 def literal_start(glob: str) -> str:
@@ -147,8 +152,8 @@ def literal_start(glob: str) -> str:
     return "".join(out)
 
 
-_INDEXES: dict[object, GuardIndex] = {}
-_MAX_INDEXES = 64  # plans indexed per process (then it starts over)
+_INDEXES: Final[dict[object, GuardIndex]] = {}
+_MAX_INDEXES: Final = 64  # plans indexed per process (then it starts over)
 
 
 def index_of(plan: ToolPlan) -> GuardIndex:

@@ -42,11 +42,11 @@ import re2
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Final
 
 ALLOW, DENY = "A", "D"
-SEP = "\x00"
-_OPTIONS = re2.Options()
+SEP: Final = "\x00"
+_OPTIONS: Final = re2.Options()
 _OPTIONS.max_mem = 64 << 20  # room for the DFA of large sets (10,000 rules), still bounded
 
 
@@ -103,15 +103,15 @@ def _has_nul(regex: str) -> bool:
 
 FEW_MATCHES = 4  # a plan's sets answer this many matches from a set of candidates, then compile ...
 FEW_CANDIDATES = 64  # ... unless more patterns than this can match the texts
-FEW_TEXT_BYTES = 16_384  # ... or the texts are longer (a needle search per pattern: kept small)
-FLOATING_FROM = 8  # fewer floating patterns than this stay in the anchored set
+FEW_TEXT_BYTES: Final = 16_384  # ... or the texts are longer (a needle search per pattern: kept small)
+FLOATING_FROM = 8  # fewer floating patterns than this stay in the anchored set (not `Final`: tests lower it)
 # ... and so do they while (floating x anchored) patterns stay under this: the product bounds how
 # many states the one DFA may need; measured on agent-permissions-v1, one set is faster up to R =
 # 1,000 rules (149 x 251) and thrashes at R = 10,000 (1,499 x 2,501) or with the packs (234 x 1,192)
 SPLIT_PRODUCT = 100_000
-_FLAGS = frozenset("imsU")
-_NOT_LITERAL = frozenset(".[()|^$*+?{}\\")
-_CLASS_ESCAPES = frozenset("dDwWsSbBAzpPQEC")
+_FLAGS: Final = frozenset("imsU")
+_NOT_LITERAL: Final = frozenset(".[()|^$*+?{}\\")
+_CLASS_ESCAPES: Final = frozenset("dDwWsSbBAzpPQEC")
 
 
 def floating_middle(regex: str) -> tuple[str, str] | None:
@@ -167,7 +167,7 @@ def _literal_atom(middle: str) -> int | None:
     return None if middle[0] in _NOT_LITERAL else 1
 
 
-_STOPS = ".[()*+?{}^$"  # where a literal run ends (a `|` anywhere: no literal at all)
+_STOPS: Final = ".[()*+?{}^$"  # where a literal run ends (a `|` anywhere: no literal at all)
 
 
 def _first_stop(body: str, pos: int) -> int:
@@ -481,7 +481,7 @@ class PatternSet:
         return s
 
 
-_DENY_START = (SEP + DENY).encode()
+_DENY_START: Final = (SEP + DENY).encode()
 
 
-_NEVER = "[^\\x00-\\x{10ffff}]"  # matches no character: a placeholder that keeps ids aligned
+_NEVER: Final = "[^\\x00-\\x{10ffff}]"  # matches no character: a placeholder that keeps ids aligned

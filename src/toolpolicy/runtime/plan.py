@@ -24,10 +24,10 @@ from .views import clean
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Final
 
-MAX_PLANS = 4096
-ANY_KEY = "\x00any"  # conditions with no key on a tool with no primary argument: any argument
+MAX_PLANS: Final = 4096
+ANY_KEY: Final = "\x00any"  # conditions with no key on a tool with no primary argument: any argument
 
 
 class Entry(Record):
@@ -138,7 +138,7 @@ class ToolPlan:
 
 # what a renamed plan shares with its original: all but `raw` (made through `__init__`, not
 # `ToolPlan.__new__`: a class compiled by mypyc cannot be made without its constructor)
-_SHARED = (
+_SHARED: Final = (
     "alias_keys", "any_key", "declared", "fixed", "has_when", "keys", "need", "primary", "primary_entries",
     "primary_keys", "ranks", "rules", "spec", "static", "static_pick", "static_plain_pick", "static_restrict",
     "static_when", "token", "tool", "when_hits", "when_table", "whens",

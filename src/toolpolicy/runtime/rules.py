@@ -25,11 +25,11 @@ from .views import kind_view, path_readings, plain_view, shell_readings
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Final
 
-MAX_WRITE_CHECKS = 16
-MAX_READ_CHECKS = 64  # files one simple command reads that are decided; past it the command asks
-DEFAULT_MAX_ARGS = 1 << 20  # characters, all arguments together
+MAX_WRITE_CHECKS: Final = 16
+MAX_READ_CHECKS: Final = 64  # files one simple command reads that are decided; past it the command asks
+DEFAULT_MAX_ARGS: Final = 1 << 20  # characters, all arguments together
 
 
 class PreparedCall:
@@ -161,7 +161,7 @@ class PreparedCall:
         return f"argument `{sorted(self.conflicts)[0]}` is given twice with different values"
 
 
-_UNSET = object()
+_UNSET: Final = object()
 
 
 class RuleVerdict:

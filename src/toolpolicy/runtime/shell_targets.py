@@ -33,7 +33,7 @@ from .rules import MAX_READ_CHECKS, MAX_WRITE_CHECKS, PreparedCall, RuleVerdict,
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from typing import Any
+    from typing import Any, Final
 
     from .engine import Engine
 
@@ -41,17 +41,17 @@ shell_words: Any = LazyModule(
     "toolpolicy.runtime.kinds.shell_words"
 )  # its targets come from the shell kind: loaded by then
 
-PATTERN = "\x00"
-SOFT = "\x05"  # a write the command makes by nature (`rm x`): only path denies and asks count
-READ_TOOLS = ("Read", "read_file", "view", "read", "ReadFile")
-_MAX_PATHS = 32  # brace forms of one pattern that are decided (more: the target asks)
-_MAX_FOUND = 256  # paths one pattern may name on the filesystem that are decided (more: it asks)
-_MAX_GLOB_NAMES = 8  # wildcard names a pattern may have and still be expanded against the filesystem
-_GLOB = lazy_compile(r"(?<!\\)[*?\[]")
-TAG_CWD = "\x01"  # `kinds.TAG_CWD`: a cwd path rule's regex starts with it
-UNKNOWN = "\x1a"  # `shell_words.UNKNOWN`: an expansion whose value is not known
-TREE = "\x06"  # `shell_words.TREE`: a target `DIR/TREE` is everything under DIR
-_ROOT_TREE = "/" + TREE
+PATTERN: Final = "\x00"
+SOFT: Final = "\x05"  # a write the command makes by nature (`rm x`): only path denies and asks count
+READ_TOOLS: Final = ("Read", "read_file", "view", "read", "ReadFile")
+_MAX_PATHS: Final = 32  # brace forms of one pattern that are decided (more: the target asks)
+_MAX_FOUND: Final = 256  # paths one pattern may name on the filesystem that are decided (more: it asks)
+_MAX_GLOB_NAMES: Final = 8  # wildcard names a pattern may have and still be expanded against the filesystem
+_GLOB: Final = lazy_compile(r"(?<!\\)[*?\[]")
+TAG_CWD: Final = "\x01"  # `kinds.TAG_CWD`: a cwd path rule's regex starts with it
+UNKNOWN: Final = "\x1a"  # `shell_words.UNKNOWN`: an expansion whose value is not known
+TREE: Final = "\x06"  # `shell_words.TREE`: a target `DIR/TREE` is everything under DIR
+_ROOT_TREE: Final = "/" + TREE
 
 
 def check_targets(engine: Engine, call: PreparedCall, verdict: RuleVerdict) -> RuleVerdict:
@@ -98,7 +98,7 @@ def _unquoted(text: str) -> str:
     return text.replace('"', "").replace("'", "").replace("\\", "")
 
 
-_GLOB_OPTIONS = lazy_compile(r"shopt|GLOBIGNORE|BASHOPTS|[-+]O\s*\S*glob")
+_GLOB_OPTIONS: Final = lazy_compile(r"shopt|GLOBIGNORE|BASHOPTS|[-+]O\s*\S*glob")
 
 
 def _has_pattern(unit: Any) -> bool:

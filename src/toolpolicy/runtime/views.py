@@ -22,7 +22,7 @@ from .kinds import UNREAD, ArgView, CompiledPattern, Kind, Rendered, Unit, glob,
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Final
 
 
 # kinds imported on first use (`LazyModule`); `Any`, not the module's type behind `TYPE_CHECKING`:
@@ -30,13 +30,13 @@ if TYPE_CHECKING:
 url: Any = LazyModule("toolpolicy.runtime.kinds.url")
 shell: Any = LazyModule("toolpolicy.runtime.kinds.shell")
 
-MAX_VALUE_CHARS = 1 << 20  # a plain value larger than this is never allowed by a pattern
-MAX_PATH_LIST = 256  # a path argument that is a list of up to this many strings: each is a path
+MAX_VALUE_CHARS: Final = 1 << 20  # a plain value larger than this is never allowed by a pattern
+MAX_PATH_LIST: Final = 256  # a path argument that is a list of up to this many strings: each is a path
 # a longer list of strings: each element's lexical texts still meet the deny and ask rules (no
 # allow: the call asks at least); past this many, the list is one text (deny-only)
-MAX_PATH_LIST_DENY = 4096  # (about 0.3 s of lexical views, cold: a bound on a hostile call)
-_LIST_TAG = ("\x02list",)
-_SURROGATE = lazy_compile(
+MAX_PATH_LIST_DENY: Final = 4096  # (about 0.3 s of lexical views, cold: a bound on a hostile call)
+_LIST_TAG: Final = ("\x02list",)
+_SURROGATE: Final = lazy_compile(
     "[" + chr(0xD800) + "-" + chr(0xDFFF) + "]"
 )  # (no surrogate in a literal: mypyc refuses one)
 
@@ -302,8 +302,8 @@ class GenericKind:
         return (spec,)
 
 
-GENERIC = GenericKind()
-KINDS: dict[str, Kind] = {k.name: k for k in (ShellKind(), PathKind(), UrlKind(), GENERIC)}
+GENERIC: Final = GenericKind()
+KINDS: Final[dict[str, Kind]] = {k.name: k for k in (ShellKind(), PathKind(), UrlKind(), GENERIC)}
 
 
 @functools.lru_cache(maxsize=16384)
@@ -339,7 +339,7 @@ def _plain_text_view(value: str) -> ArgView:
     return simple_view(text)
 
 
-PICKS: dict[object, dict[object, dict[str, Any]]] = {}
+PICKS: Final[dict[object, dict[object, dict[str, Any]]]] = {}
 """The fast path's picks (`fastpath._remember`): per engine's `Where`, per plan token, per text."""
 
 
@@ -392,7 +392,7 @@ def path_readings(view: Any, value: object) -> tuple[str, ...]:
     return tuple(out)
 
 
-_TAGS = ("\x00", "\x01", "\x02", "\x03")
-_MAX_PATH_READINGS = 8  # units of one path view read again (POSIX, Windows, `~` both ways, targets)
-_MAX_BRACE_READINGS = 64
+_TAGS: Final = ("\x00", "\x01", "\x02", "\x03")
+_MAX_PATH_READINGS: Final = 8  # units of one path view read again (POSIX, Windows, `~` both ways, targets)
+_MAX_BRACE_READINGS: Final = 64
 _shell_words: Any = LazyModule("toolpolicy.runtime.kinds.shell_words")

@@ -21,6 +21,10 @@ from collections.abc import Callable
 
 from ...vocabulary.records import Record
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Final
+
 
 class GlobError(ValueError):
     """A malformed glob; `offset` is where in the pattern the problem starts."""
@@ -42,10 +46,10 @@ class GlobClass(Record):
         return hit != self.negated
 
 
-STAR = object()
-ANY = object()
+STAR: Final = object()
+ANY: Final = object()
 Elem = object  # str (literal char) | STAR | ANY | GlobClass
-SPECIALS = frozenset("*?[]\\")  # what `escape` escapes
+SPECIALS: Final = frozenset("*?[]\\")  # what `escape` escapes
 
 
 @functools.lru_cache(maxsize=8192)

@@ -74,15 +74,15 @@ from .glob import ANY, STAR, GlobClass, GlobError, class_regex_char, parse, rege
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Final
 
-MAX_PATH = 4096  # longer values are never allowed and never resolved on the filesystem
-MEMO_SIZE = 16384  # lexical views memoised (like `re`'s cache), for values up to MEMO_CHARS
-MEMO_CHARS = 1024
-_TAGGISH = lazy_compile(r"[\x00-\x03]")
-_DRIVE = lazy_compile(r"^([A-Za-z]):(?:[\\/]|$)")
+MAX_PATH: Final = 4096  # longer values are never allowed and never resolved on the filesystem
+MEMO_SIZE: Final = 16384  # lexical views memoised (like `re`'s cache), for values up to MEMO_CHARS
+MEMO_CHARS: Final = 1024
+_TAGGISH: Final = lazy_compile(r"[\x00-\x03]")
+_DRIVE: Final = lazy_compile(r"^([A-Za-z]):(?:[\\/]|$)")
 _SEP, _NOT_SEP = "/", "[^/]"
-_FLOAT_DENY = "(?:\x01|.*/)"  # deny-side "any depth": under the cwd tag or after any `/`
+_FLOAT_DENY: Final = "(?:\x01|.*/)"  # deny-side "any depth": under the cwd tag or after any `/`
 
 
 # --------------------------------------------------------------------------- compile
@@ -112,7 +112,7 @@ class _Seg(Record):
     wild: bool = False
 
 
-_GLOBSTAR = _Seg("", globstar=True, wild=True)
+_GLOBSTAR: Final = _Seg("", globstar=True, wild=True)
 
 
 def compile_spec(
@@ -349,9 +349,9 @@ def _tagged(text: str) -> bool:
     )
 
 
-_WILD_SEG = lazy_compile(r"[*?\[\\]")
-_GLOB_SEG = r"[^/]*[*?\[][^/]*"  # a path segment that is itself a glob (`Glob(pattern=/etc/*)`)
-_RE_SPECIAL = frozenset("\\.^$|?*+()[]{}")
+_WILD_SEG: Final = lazy_compile(r"[*?\[\\]")
+_GLOB_SEG: Final = r"[^/]*[*?\[][^/]*"  # a path segment that is itself a glob (`Glob(pattern=/etc/*)`)
+_RE_SPECIAL: Final = frozenset("\\.^$|?*+()[]{}")
 
 
 def reader_regex(spec: str, level: str, *, policy_dir: str, fold: bool) -> str | None:
@@ -651,8 +651,8 @@ def symlink_free(path: str) -> bool:
     return probe(path)
 
 
-EARLY_CALLS = 16
-_EARLY = [0]  # calls answered by `_lstat_probe` so far in this process
+EARLY_CALLS: Final = 16
+_EARLY: Final = [0]  # calls answered by `_lstat_probe` so far in this process
 
 
 def _lstat_probe(path: str) -> bool:
@@ -683,7 +683,7 @@ def _first_probe() -> Callable[[str], bool] | None:
     return _OPENAT2[0]
 
 
-_OPENAT2: list[Callable[[str], bool] | None] = []  # [probe] once built
+_OPENAT2: Final[list[Callable[[str], bool] | None]] = []  # [probe] once built
 
 
 def _real_cwd(cwd: str) -> str:

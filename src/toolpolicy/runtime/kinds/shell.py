@@ -138,15 +138,19 @@ from .shell_wrappers import (
     shell_mode,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Final
+
 __all__ = ["MAX_COMMAND_CHARS", "MAX_DEPTH", "SAFE_ENV", "compile_spec", "view"]
 
-MAX_COMMAND_CHARS = 10_000
-_MAX_FALLBACK_PIECES = 2_000
-_MAX_STAGES = 32  # see-through stages kept per command (deny texts grow with their square)
-_SURROGATE = lazy_compile(
+MAX_COMMAND_CHARS: Final = 10_000
+_MAX_FALLBACK_PIECES: Final = 2_000
+_MAX_STAGES: Final = 32  # see-through stages kept per command (deny texts grow with their square)
+_SURROGATE: Final = lazy_compile(
     "[" + chr(0xD800) + "-" + chr(0xDFFF) + "]"
 )  # (no surrogate in a literal: mypyc refuses one)
-_EVAL_BUILTINS = frozenset(
+_EVAL_BUILTINS: Final = frozenset(
     {"let", "declare", "typeset", "local", "export", "readonly", "printf", "read", "unset"}
     | {"test", "[", "[[", "((", "mapfile", "readarray", "wait", "getopts", "hash"}
 )
@@ -154,7 +158,7 @@ _EVAL_BUILTINS = frozenset(
 
 # --------------------------------------------------------------------------- specifiers
 
-_STAR = object()
+_STAR: Final = object()
 
 
 def compile_spec(spec: str, *, fold: bool = False) -> CompiledPattern:
@@ -274,7 +278,7 @@ def view(
             return _opaque_view(_clean(text), "the command knowledge was replaced while reading", "bundled")
 
 
-_TABLES: dict[str, Table] = {}  # digest -> table, for the memo (keyed by digest, not by the table)
+_TABLES: Final[dict[str, Table]] = {}  # digest -> table, for the memo (keyed by digest, not by the table)
 
 
 class _TableGone(Exception):
@@ -344,7 +348,7 @@ def _walk_for(digest: str) -> _Walk:
     return walk
 
 
-_WALKS: dict[str, _Walk] = {}
+_WALKS: Final[dict[str, _Walk]] = {}
 
 # A memo like `re`'s cache: views are immutable and shared; long commands are not kept.
 MEMO_SIZE, MEMO_CHARS = 16384, 2048
@@ -384,7 +388,7 @@ def _opaque_script_start(words: Sequence[str]) -> int | None:
     return None
 
 
-_QUOTED = lazy_compile(r"\$'((?:[^'\\]|\\.)*)'|'([^']*)'|\"((?:[^\"\\]|\\.)*)\"")
+_QUOTED: Final = lazy_compile(r"\$'((?:[^'\\]|\\.)*)'|'([^']*)'|\"((?:[^\"\\]|\\.)*)\"")
 
 
 def _quoted_scripts(text: str, digest: str) -> list[str]:
@@ -423,15 +427,15 @@ def _expand_braces(text: str) -> str | None:
     return joined if joined != text else None
 
 
-FALLBACK_BRACES = 20_000
+FALLBACK_BRACES: Final = 20_000
 
 
-_NO_BASES: tuple[str, ...] = ("",)  # the directories relative paths may be in: "" = the call's cwd
-_MAX_BASES = 8
-_DIR_CHANGERS = frozenset({"cd", "pushd", "popd", "chdir"})
-_CD = Word("cd", "cd", False, False)
-_CD_PREFIXES = frozenset({"builtin", "command", "time", "-p", "--"})  # `builtin cd`, `command -p cd`
-_CD_START = _DIR_CHANGERS | _CD_PREFIXES  # a command word `_dir_changer` may find a `cd` after
+_NO_BASES: Final[tuple[str, ...]] = ("",)  # the directories relative paths may be in: "" = the call's cwd
+_MAX_BASES: Final = 8
+_DIR_CHANGERS: Final = frozenset({"cd", "pushd", "popd", "chdir"})
+_CD: Final = Word("cd", "cd", False, False)
+_CD_PREFIXES: Final = frozenset({"builtin", "command", "time", "-p", "--"})  # `builtin cd`, `command -p cd`
+_CD_START: Final = _DIR_CHANGERS | _CD_PREFIXES  # a command word `_dir_changer` may find a `cd` after
 
 
 def _dir_changer(words: Sequence[Word]) -> int | None:
@@ -491,7 +495,7 @@ def _searchable(cmd: Command) -> str:
     return raw
 
 
-_UNQUOTE = str.maketrans("", "", "'\"\\")
+_UNQUOTE: Final = str.maketrans("", "", "'\"\\")
 
 
 def _rehome(unit: Unit, homes: list[str], bases: tuple[str, ...]) -> Unit:
@@ -535,14 +539,14 @@ def _sets_cdpath(cmd: Command) -> bool:
     return False
 
 
-_STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
-_SOURCE = frozenset({"source", "."})
-_LINKERS = frozenset({"ln", "link", "cp"})
-_AT_FILE = lazy_compile(r"[^=@<]*(?:=[@<]|@)")  # curl's `name=@file`, `name=<file`, `name@file`
-_LINK_OPTION = lazy_compile(r"(?:^|\s)(?:-[a-zA-Z]*[sl][a-zA-Z]*|--(?:sy|li)[a-z-]*)(?:\s|$)")
-_MAX_VALUED = 8  # readings of one command with the values its variables were given in the text
-_MAX_INNER = 16  # commands run by commands (env sudo xargs rm ...) analysed per unit
-_REPLACE = "{}"
+_STDIN_FILES: Final = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
+_SOURCE: Final = frozenset({"source", "."})
+_LINKERS: Final = frozenset({"ln", "link", "cp"})
+_AT_FILE: Final = lazy_compile(r"[^=@<]*(?:=[@<]|@)")  # curl's `name=@file`, `name=<file`, `name@file`
+_LINK_OPTION: Final = lazy_compile(r"(?:^|\s)(?:-[a-zA-Z]*[sl][a-zA-Z]*|--(?:sy|li)[a-z-]*)(?:\s|$)")
+_MAX_VALUED: Final = 8  # readings of one command with the values its variables were given in the text
+_MAX_INNER: Final = 16  # commands run by commands (env sudo xargs rm ...) analysed per unit
+_REPLACE: Final = "{}"
 
 
 class _Facts:
@@ -572,8 +576,8 @@ class _Facts:
         self.interprets = False  # ... or an interpreter given no script (`strace python3`)
 
 
-_NO_FACTS = _Facts()  # shared by the units that find nothing (never written to)
-_VALUE = operator.itemgetter(0)  # `Word.value`
+_NO_FACTS: Final = _Facts()  # shared by the units that find nothing (never written to)
+_VALUE: Final = operator.itemgetter(0)  # `Word.value`
 
 
 class _Walk:
@@ -1293,7 +1297,7 @@ _new_unit = tuple.__new__  # `Unit(...)` without the namedtuple's Python-level `
 
 # --------------------------------------------------------------------------- state the text arranges
 
-_GLOBBY = lazy_compile(r"[*?\[]")
+_GLOBBY: Final = lazy_compile(r"[*?\[]")
 
 
 def _run_values(words: Sequence[Word]) -> list[str]:
@@ -1435,7 +1439,7 @@ def _record_writes(written: dict[str, list[str | None]], cmd: Command, units: Se
                 texts.append(t)
 
 
-_MAX_WRITTEN = 8  # texts kept per file written
+_MAX_WRITTEN: Final = 8  # texts kept per file written
 
 
 def _touches_history(seen: str) -> bool:
@@ -1445,9 +1449,9 @@ def _touches_history(seen: str) -> bool:
     return "hist" in seen or "HIST" in seen or ("sh" in seen and _INTERACTIVE_HINT.search(seen) is not None)
 
 
-_INTERACTIVE_HINT = lazy_compile(r"(?:^|\s)-[A-Za-z]*i")
-_HISTORY_READS = ("~/.history",)  # readline's default when HISTFILE is unset (every `bash -c`)
-_HISTORY_FILES = ("~/.bash_history",)  # an interactive bash's default HISTFILE
+_INTERACTIVE_HINT: Final = lazy_compile(r"(?:^|\s)-[A-Za-z]*i")
+_HISTORY_READS: Final = ("~/.history",)  # readline's default when HISTFILE is unset (every `bash -c`)
+_HISTORY_FILES: Final = ("~/.bash_history",)  # an interactive bash's default HISTFILE
 
 
 def _with_history(
@@ -1614,7 +1618,7 @@ def _shift(words: Sequence[Word], known: dict[str, tuple[str, ...]], vague: set[
             known[str(i)] = tuple(dict.fromkeys((*known.get(str(i), ()), *moved)))
 
 
-_POSITIONAL = frozenset({"@", "*", *map(str, range(1, 10))})
+_POSITIONAL: Final = frozenset({"@", "*", *map(str, range(1, 10))})
 
 
 def _loop_values(text: str, known: dict[str, tuple[str, ...]], vague: set[str]) -> None:
@@ -1630,13 +1634,13 @@ def _loop_values(text: str, known: dict[str, tuple[str, ...]], vague: set[str]) 
             vague.add(name)  # (not a list of a program's output or of files: `$(ls)`, `*.json`)
 
 
-_OUTSIDE = lazy_compile(r"\$\([^()]*\)|`[^`]*`|\S*[*?\[]\S*")  # a substitution or a glob word
-_LOOP = lazy_compile(
+_OUTSIDE: Final = lazy_compile(r"\$\([^()]*\)|`[^`]*`|\S*[*?\[]\S*")  # a substitution or a glob word
+_LOOP: Final = lazy_compile(
     r"(?<![\w$.-])(?:for|select)\s+([A-Za-z_][A-Za-z0-9_]*)"
     r"(?:\s+in\s+((?:\$\([^()]*\)|[^;\n&|()])*))?"  # the list (a `$(cmd)` in it whole)
 )
 # `${x/a/b}`, `${x#p}`, `${x%p}`, `${x:1}`, `${x@Q}`, `${!x}`: expansions of a value the walk does not compute
-_EXPANSION = lazy_compile(r"\$\{(!?)([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*])(?:\[[^\]]*\])?([^}]?[^}]?)")
+_EXPANSION: Final = lazy_compile(r"\$\{(!?)([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*])(?:\[[^\]]*\])?([^}]?[^}]?)")
 
 
 def _given_unknown(raw: str, known: dict[str, tuple[str, ...]], vague: set[str]) -> bool:
@@ -1710,10 +1714,10 @@ def _code_like(joined: str) -> bool:
     return "=" in joined or "!" in joined or "+" in joined or ":" in joined or "shell " in joined
 
 
-_SHELLS_SOURCE = SHELLS | {"source", "."}
+_SHELLS_SOURCE: Final = SHELLS | {"source", "."}
 # Programs whose argv may hold shell code (`_scripts`): shells, `eval`, the script finders, the
 # stdin runners and `source`; any other command has none (unless `find -exec` runs one).
-_SCRIPT_NAMES = _SHELLS_SOURCE | SCRIPT_FINDER_NAMES | {"eval", "at", "batch"}
+_SCRIPT_NAMES: Final = _SHELLS_SOURCE | SCRIPT_FINDER_NAMES | {"eval", "at", "batch"}
 
 
 def _runs_no_script(values: Sequence[str], joined: str, stages: Sequence[int], name: str) -> bool:
@@ -1734,9 +1738,9 @@ def _no_find_exec(values: Sequence[str], joined: str) -> bool:
     return ("-exec" not in joined and "-ok" not in joined) or FIND_EXEC.isdisjoint(values)
 
 
-_FED_NOTE = "a shell or interpreter runs code another command prints (known only when it runs)"
-_LITERAL_PRINTERS = frozenset({"echo", "printf", "true", ":"})
-_OPEN_STDIN_NOTE = (
+_FED_NOTE: Final = "a shell or interpreter runs code another command prints (known only when it runs)"
+_LITERAL_PRINTERS: Final = frozenset({"echo", "printf", "true", ":"})
+_OPEN_STDIN_NOTE: Final = (
     "a shell or interpreter reads its code from a standard input the command gives it none of "
     "(what is typed into it later)"
 )
@@ -1787,13 +1791,13 @@ def _runs_within(values: Sequence[str], table: Table) -> list[Sequence[str]]:
     return out
 
 
-_COMMAND_STARTS = frozenset(";&|(){}\n!`")
-_COMMAND_WORDS = (" then", " do", " else", "$(")
+_COMMAND_STARTS: Final = frozenset(";&|(){}\n!`")
+_COMMAND_WORDS: Final = (" then", " do", " else", "$(")
 # a `<` from these gives a shell the terminal (or its own stdin): what is typed into it
-_TERMINAL_STDIN = frozenset({"/dev/tty", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+_TERMINAL_STDIN: Final = frozenset({"/dev/tty", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 # options that make a shell or interpreter print and exit, or run something other than its
 # stdin (`node --test`), whatever else the arguments say
-_PRINT_AND_EXIT = frozenset({"--version", "-V", "--help", "-h", "-?", "--usage", "--test"})
+_PRINT_AND_EXIT: Final = frozenset({"--version", "-V", "--help", "-h", "-?", "--usage", "--test"})
 
 
 def _reads_typed_code(values: Sequence[str], table: Table) -> bool:
@@ -1911,11 +1915,11 @@ def _stdin_shell(values: Sequence[str], stages: Sequence[int]) -> bool:
     return False
 
 
-_STDIN_RUNNERS = frozenset({"at", "batch"})  # they queue the shell script on their stdin (at(1))
+_STDIN_RUNNERS: Final = frozenset({"at", "batch"})  # they queue the shell script on their stdin (at(1))
 # programs whose command operand does not read the program's stdin (it reads the arguments there)
-_STDIN_OWN = frozenset({"xargs", "gxargs", "parallel"})
+_STDIN_OWN: Final = frozenset({"xargs", "gxargs", "parallel"})
 # programs that start the user's shell when given no command (`sudo -s`, `su`): it reads stdin
-_ATTACHERS = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc"})
+_ATTACHERS: Final = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc"})
 
 
 def _gives_stdin(name: str, head: Sequence[str]) -> bool:
@@ -1936,9 +1940,11 @@ def _gives_stdin(name: str, head: Sequence[str]) -> bool:
     return False
 
 
-_SHELL_STARTERS = frozenset({"sudo", "su", "runuser", "doas", "pkexec"})
-_STDIN_NAMES = SHELLS | _STDIN_RUNNERS | _SOURCE | _SHELL_STARTERS  # the names `_stdin_shell` looks for
-_SU_VALUED = frozenset(
+_SHELL_STARTERS: Final = frozenset({"sudo", "su", "runuser", "doas", "pkexec"})
+_STDIN_NAMES: Final = (
+    SHELLS | _STDIN_RUNNERS | _SOURCE | _SHELL_STARTERS
+)  # the names `_stdin_shell` looks for
+_SU_VALUED: Final = frozenset(
     {"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"}
 )
 
@@ -2048,7 +2054,7 @@ def _change_dir(bases: tuple[str, ...], words: Sequence[Word]) -> tuple[str, ...
     return out
 
 
-_MAX_PATH_DIRS = 8
+_MAX_PATH_DIRS: Final = 8
 
 
 def _path_dirs(path: tuple[str, ...], values: Sequence[str | None]) -> tuple[str, ...]:
@@ -2120,8 +2126,8 @@ def _script_operand(values: Sequence[str], k: int) -> int:
     return i
 
 
-_DYN = "\x00"
-SOFT = "\x05"  # a write by the nature of the command (`rm x`, `cp a b`): path denies/asks only
+_DYN: Final = "\x00"
+SOFT: Final = "\x05"  # a write by the nature of the command (`rm x`, `cp a b`): path denies/asks only
 
 
 def _join_base(base: str, rel: str, rel_is_pattern: bool) -> str:
@@ -2138,7 +2144,7 @@ def _unescape_literal(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)
 
 
-_OWN_PID = lazy_compile(r"\$(?:\$|\{\$\}|BASHPID\b|\{BASHPID\})")  # the shell's own pid
+_OWN_PID: Final = lazy_compile(r"\$(?:\$|\{\$\}|BASHPID\b|\{BASHPID\})")  # the shell's own pid
 
 
 def _targets(values: Sequence[str], bases: tuple[str, ...]) -> tuple[str, ...]:
@@ -2245,7 +2251,7 @@ def _object_path_targets(value: str, bases: tuple[str, ...], values: Sequence[st
     return out
 
 
-_SUFFIXES = (".gz", ".z", ".bz2", ".xz", ".lzma", ".zst", ".lz4", ".br", ".Z", ".tgz", ".tbz2", ".txz")
+_SUFFIXES: Final = (".gz", ".z", ".bz2", ".xz", ".lzma", ".zst", ".lz4", ".br", ".Z", ".tgz", ".tbz2", ".txz")
 
 
 def _replaced_targets(
@@ -2287,8 +2293,8 @@ def _replaced_targets(
     return out
 
 
-_CWD_WORD = Word(".", ".", False, False)
-_TOP_LEVELS = 12  # directories above the cwd a repository's top may be, for `REV:PATH`
+_CWD_WORD: Final = Word(".", ".", False, False)
+_TOP_LEVELS: Final = 12  # directories above the cwd a repository's top may be, for `REV:PATH`
 
 
 def _cut_raw(raw: str, cut: int) -> str:
@@ -2296,7 +2302,7 @@ def _cut_raw(raw: str, cut: int) -> str:
     return raw[cut:] if raw[:cut].replace("'", "").replace('"', "") == raw[:cut] else raw
 
 
-_CODE_STRING = lazy_compile(r"""(?s)(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")""")
+_CODE_STRING: Final = lazy_compile(r"""(?s)(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")""")
 
 
 def _code_commands(code: str) -> list[str]:
@@ -2656,8 +2662,8 @@ def _builtin_value(cmd: Command, k: int, program: str) -> str | None:
 # git reads configuration from its environment as it does from `git -c` (git-config(1),
 # "ENVIRONMENT"): `GIT_CONFIG_COUNT` pairs `GIT_CONFIG_KEY_<n>` with `GIT_CONFIG_VALUE_<n>`, and
 # `GIT_CONFIG_PARAMETERS` holds `'KEY'='VALUE'` (or `'KEY=VALUE'`) items, as `git -c` passes them on.
-_GIT_KEY = "GIT_CONFIG_KEY_"
-_GIT_VALUE = "GIT_CONFIG_VALUE_"
+_GIT_KEY: Final = "GIT_CONFIG_KEY_"
+_GIT_VALUE: Final = "GIT_CONFIG_VALUE_"
 
 
 def _environment_code(words: Sequence[Word]) -> list[str]:
@@ -2714,18 +2720,18 @@ def _git_parameters(value: str) -> list[str]:
 
 # An option value naming code: ssh `ProxyCommand=`/`LocalCommand=`, git `-c core.pager=`/`alias.x=!cmd`/`pager.log=`,
 # an editor's or pager's `!cmd` (`vim -c '!rm x'`, `less +'!rm x'`); read as commands for deny only.
-_CODE_VALUE = lazy_compile(
+_CODE_VALUE: Final = lazy_compile(
     r"(?is)(?:-[a-z])?(?:[\w.-]*(?:command|cmd|pager|editor|program|askpass|external|textconv|driver|helper"
     r"|smudge|clean|process|hook|proxy|fsmonitor)|(?:alias|pager)\.[\w.-]+)\s*=\s*!?(.+)|[+:]*!(.+)|shell\s+(.+)"
 )
 # An editor command that writes a file: `vim -c 'w! ~/.bashrc'`, `ex -sc 'sav x|q'`, `+'wq f'`.
-_EDITOR_WRITE = lazy_compile(r"(?:^|\|)\s*[+:]*\s*(?:w|wq|x|sav(?:eas)?|up(?:date)?|wa)!?\s+([^|\s]+)")
-_EDITORS = frozenset({"vi", "vim", "nvim", "view", "ex", "gvim"})
-_FACTS_ANYWAY = frozenset({"parallel"}) | _EDITORS  # `facts` acts on them whatever the analysis
-_SED_E = lazy_compile(r"(?:^|[;\n{}0-9$/])\s*!?\s*e\s+([^\n;}]+)")
+_EDITOR_WRITE: Final = lazy_compile(r"(?:^|\|)\s*[+:]*\s*(?:w|wq|x|sav(?:eas)?|up(?:date)?|wa)!?\s+([^|\s]+)")
+_EDITORS: Final = frozenset({"vi", "vim", "nvim", "view", "ex", "gvim"})
+_FACTS_ANYWAY: Final = frozenset({"parallel"}) | _EDITORS  # `facts` acts on them whatever the analysis
+_SED_E: Final = lazy_compile(r"(?:^|[;\n{}0-9$/])\s*!?\s*e\s+([^\n;}]+)")
 
 # Variables whose value a shell or a program runs as a command (for deny rules only).
-_CODE_VARIABLES = frozenset(
+_CODE_VARIABLES: Final = frozenset(
     {"PROMPT_COMMAND", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR"}
     | {"GIT_SEQUENCE_EDITOR"}
     | {"EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS"}
@@ -2751,7 +2757,7 @@ def _variable_code(value: str, depth: int) -> list[str]:
 
 
 # Builtins and programs that only print or look up their operands: never read as running them.
-_DATA_ONLY = frozenset(
+_DATA_ONLY: Final = frozenset(
     {"echo", "printf", "true", "false", ":", "test", "[", "[[", "((", "let", "declare", "typeset"}
     | {"local", "export", "readonly", "unset", "read", "set", "shift", "alias", "unalias", "type"}
     | {"which", "whereis", "whatis", "apropos", "man", "info", "help", "tldr", "hash", "history"}
@@ -2761,9 +2767,9 @@ _DATA_ONLY = frozenset(
     | {"sleep", "date", "cd", "pushd", "popd", "shopt", "umask", "ulimit", "mapfile", "readarray"}
     | {"cowsay", "figlet", "banner", "say", "espeak", "tput", "stty", "caller", "bind", "enable"}
 )
-_MAX_UNKNOWN_STAGES = 8
+_MAX_UNKNOWN_STAGES: Final = 8
 # Programs whose operands `_unknown_program_texts` never reads as commands.
-_NOT_RUNNERS = _DATA_ONLY | SHELLS | frozenset(WRAPPERS) | _SOURCE
+_NOT_RUNNERS: Final = _DATA_ONLY | SHELLS | frozenset(WRAPPERS) | _SOURCE
 
 
 def _unknown_program_texts(values: Sequence[str], joined: str | None = None) -> list[str]:
@@ -2839,8 +2845,8 @@ def _canonical(values: Sequence[str], joined: str | None = None) -> str:
     return " ".join(shlex.quote(v) if (not v or _BLANK.search(v)) else v for v in values)
 
 
-_BLANK = lazy_compile(r"[\s'\"\\\\]")  # blanks, quotes and backslashes: re-quote to keep the argv
-_ODD_BLANK = lazy_compile(r"[^\S ]|['\"\\\\]")  # the same but a plain space
+_BLANK: Final = lazy_compile(r"[\s'\"\\\\]")  # blanks, quotes and backslashes: re-quote to keep the argv
+_ODD_BLANK: Final = lazy_compile(r"[^\S ]|['\"\\\\]")  # the same but a plain space
 
 
 def _join(words: Iterable[Word]) -> str:
@@ -2851,5 +2857,7 @@ def _uniq(texts: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(texts))
 
 
-_FILLERS = frozenset({"xargs", "parallel", "gxargs"})  # run a command with operands read from stdin
-_WRITE_ROLES = frozenset({"write", "into", "tree", "replace"})  # operand roles whose files the command writes
+_FILLERS: Final = frozenset({"xargs", "parallel", "gxargs"})  # run a command with operands read from stdin
+_WRITE_ROLES: Final = frozenset(
+    {"write", "into", "tree", "replace"}
+)  # operand roles whose files the command writes

@@ -28,11 +28,11 @@ from .shell_words import glob_escape as _escape
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
-    from typing import TypeVar
+    from typing import Final, TypeVar
 
     T = TypeVar("T")
 
-SAFE_ENV = frozenset(
+SAFE_ENV: Final = frozenset(
     {"NODE_ENV", "CI", "LANG", "LANGUAGE", "TZ", "NO_COLOR", "FORCE_COLOR", "TERM"} | {"COLUMNS", "LINES"}
 )  # plus LC_* (see safe_assign)
 
@@ -46,14 +46,16 @@ class _Assigns(Record):
     operands: int | None  # None: none; -1: every operand; k: the k-th operand
 
 
-ASSIGNING_BUILTINS = {
+ASSIGNING_BUILTINS: Final = {
     "printf": _Assigns("v", "v", None),  # `printf -v NAME FORMAT`
     "read": _Assigns("adinNptu", "a", -1),  # `read [-a NAME] NAME...`
     "mapfile": _Assigns("dnOsuCc", "", -1),  # `mapfile [-C CALLBACK] [NAME]`
     "readarray": _Assigns("dnOsuCc", "", -1),
     "getopts": _Assigns("", "", 1),  # `getopts OPTSTRING NAME [ARGS]`
 }
-DECLARING = frozenset({"export", "declare", "typeset", "local", "readonly"})  # take `NAME=VALUE` operands
+DECLARING: Final = frozenset(
+    {"export", "declare", "typeset", "local", "readonly"}
+)  # take `NAME=VALUE` operands
 
 
 def assigned_names(name: str, words: Sequence[Word]) -> list[tuple[str, bool]] | None:
@@ -149,7 +151,7 @@ def safe_variable(name: str) -> bool:
     return any(c.islower() for c in name) and name.lower() not in _LOWER_CASE_ENV
 
 
-_LOWER_CASE_ENV = frozenset({"http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy"})
+_LOWER_CASE_ENV: Final = frozenset({"http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy"})
 
 
 def safe_assign(assignment: str) -> bool:
@@ -232,10 +234,10 @@ def path_values(cmd: Command, k0: int) -> list[str | None]:
     return out
 
 
-_PATH_ASSIGNMENTS = ("PATH=", "PATH+=", "PATH[")
-_HOME_ASSIGNMENTS = ("HOME=", "HOME+=", "HOME[")  # `HOME[0]=x` sets the value `~` reads, too
-_ASSIGNING_EXPANSION = re.compile(r"\$\{HOME:?=")  # `${HOME:=x}`, `${HOME=x}`
-_SAME_SHELL = frozenset({"eval", "source", "."})  # run their code in this shell: what it sets stays
+_PATH_ASSIGNMENTS: Final = ("PATH=", "PATH+=", "PATH[")
+_HOME_ASSIGNMENTS: Final = ("HOME=", "HOME+=", "HOME[")  # `HOME[0]=x` sets the value `~` reads, too
+_ASSIGNING_EXPANSION: Final = re.compile(r"\$\{HOME:?=")  # `${HOME:=x}`, `${HOME=x}`
+_SAME_SHELL: Final = frozenset({"eval", "source", "."})  # run their code in this shell: what it sets stays
 
 
 def _value_form(word: Word) -> str:
@@ -350,10 +352,10 @@ def _evaluated(cmd: Command, words: Sequence[Word]) -> list[Command] | None:
         return None
 
 
-_STDIN_PATHS = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
+_STDIN_PATHS: Final = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 
 
-_TABLES = ("BASH_CMDS", "BASH_ALIASES")
+_TABLES: Final = ("BASH_CMDS", "BASH_ALIASES")
 
 
 def alias_values(cmd: Command, k0: int) -> list[str]:
@@ -404,7 +406,7 @@ def _key(raw: str) -> str:
     return "*" if found is None or found.dynamic else found.value
 
 
-_ENTRY = re.compile(r"""\[([^\]]*)\]=('[^']*'|"(?:[^"\\]|\\.)*"|(?:[^\s'"()\\]|\\.)+)""")
+_ENTRY: Final = re.compile(r"""\[([^\]]*)\]=('[^']*'|"(?:[^"\\]|\\.)*"|(?:[^\s'"()\\]|\\.)+)""")
 
 
 # --------------------------------------------------------------------------- values in the text
@@ -454,7 +456,7 @@ def literal_values(cmd: Command, k0: int) -> dict[str, tuple[str, ...] | None]:
     return out
 
 
-VALUE_SETTERS = frozenset(
+VALUE_SETTERS: Final = frozenset(
     [*DECLARING, *ASSIGNING_BUILTINS, "set", "unset"]
 )  # the builtins `literal_values` reads
 
@@ -471,7 +473,7 @@ def _assigned_value(word: Word) -> dict[str, tuple[str, ...] | None]:
     return {name: (value,) if PLAIN_VALUE.fullmatch(value) else None}
 
 
-PLAIN_VALUE = re.compile(r"[A-Za-z0-9._/+,:@%=-][A-Za-z0-9._/+,:@%=~-]*")
+PLAIN_VALUE: Final = re.compile(r"[A-Za-z0-9._/+,:@%=-][A-Za-z0-9._/+,:@%=~-]*")
 
 
 def substituted(raw: str, known: dict[str, tuple[str, ...]], limit: int) -> tuple[list[str], bool]:
@@ -510,7 +512,7 @@ def _case(value: str, op: str | None) -> str:
     return (value[:1].lower() if op == "," else value[:1].upper()) + value[1:]
 
 
-_DEFAULT = re.compile(  # (`${x:+W}` is W when x is set: read as W too)
+_DEFAULT: Final = re.compile(  # (`${x:+W}` is W when x is set: read as W too)
     r"\$\{(?:[A-Za-z_][A-Za-z0-9_]*|[@*0-9])(?:\[[^\]]*\])?:?[-=+]([A-Za-z0-9._/+,:@%=-][A-Za-z0-9._/+,:@%=~-]*)\}"
 )
 
@@ -528,9 +530,9 @@ def _reference(name: str) -> re.Pattern[str]:
     return pattern
 
 
-_REFERENCES: dict[str, re.Pattern[str]] = {}
-_MAX_REFERENCES = 1024  # variable names whose patterns are kept (then it starts over)
-_MAX_NAMES = 16  # variables with values one command's readings substitute
+_REFERENCES: Final[dict[str, re.Pattern[str]]] = {}
+_MAX_REFERENCES: Final = 1024  # variable names whose patterns are kept (then it starts over)
+_MAX_NAMES: Final = 16  # variables with values one command's readings substitute
 
 
 # --------------------------------------------------------------------------- values given otherwise
@@ -600,7 +602,7 @@ def expansion_assigns(raw: str) -> dict[str, tuple[str, ...] | None]:
     return out
 
 
-_ASSIGN_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?=((?:[^{}\\]|\\.)*)\}")
+_ASSIGN_DEFAULT: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?=((?:[^{}\\]|\\.)*)\}")
 
 
 def expansion_defaults(raw: str) -> dict[str, str]:

@@ -14,13 +14,19 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Final
+
 # programs whose bare operands may be hosts (`nc HOST PORT`, `curl HOST/path`)
-NET_PROGRAMS = frozenset(
+NET_PROGRAMS: Final = frozenset(
     {"curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "http", "https", "xh", "aria2c", "lynx", "w3m",
      "links", "ssh", "scp", "sftp", "ftp", "ping", "dig", "nslookup", "host"}
 )  # fmt: skip
-_URL_HOST = re.compile(r"(?i)([a-z][a-z0-9+.-]*://(?:[^/?#@\s\"'\\]*@)?)(\[[^\]\s]*\]|[^/:?#\s\"'\\]+)")
-_FIELD = re.compile(r"[^:/@\s\"'=,]+|\[[^\]\s]*\]")
+_URL_HOST: Final = re.compile(
+    r"(?i)([a-z][a-z0-9+.-]*://(?:[^/?#@\s\"'\\]*@)?)(\[[^\]\s]*\]|[^/:?#\s\"'\\]+)"
+)
+_FIELD: Final = re.compile(r"[^:/@\s\"'=,]+|\[[^\]\s]*\]")
 
 
 def host_reading(values: Sequence[str], joined: str, net: bool) -> str | None:
@@ -47,7 +53,7 @@ def _bare_host(m: re.Match[str]) -> str:
     return canonical_host(m.group(0), bare=True)
 
 
-_NUMERIC = re.compile(r"[0-9\[]")
+_NUMERIC: Final = re.compile(r"[0-9\[]")
 
 
 def canonical_host(host: str, *, bare: bool = False) -> str:

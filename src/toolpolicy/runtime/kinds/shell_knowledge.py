@@ -32,7 +32,7 @@ from .knowledge_table import BUILD_SPEC, Table
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Final
 
 __all__ = [
     "EFFECTS",
@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 # What an option's value or an operand is.
-ROLES = (
+ROLES: Final = (
     "data",  # text the program only looks at (a pattern, a message, a name)
     "read",  # a file the program reads
     "write",  # a file the program writes (or deletes) by nature (`rm x`, `cp a b`): its allow is the consent
@@ -74,12 +74,12 @@ ROLES = (
 # What a key of a `key=value,...` value (an option's `fields`) names: a file read, a file or a tree
 # written, or a host directory mounted (`mount`: read with everything under it, and written so
 # unless the list says `readonly`/`ro`)
-FIELD_ROLES = ("read", "write", "tree", "mount")
+FIELD_ROLES: Final = ("read", "write", "tree", "mount")
 # What an option or a subcommand makes the command do (beyond its operands' roles).
-EFFECTS = ("write", "exec", "network", "secret", "delete")
-GUARDING = frozenset({"exec", "secret"})  # a prefix allow never covers these (exact rules only)
+EFFECTS: Final = ("write", "exec", "network", "secret", "delete")
+GUARDING: Final = frozenset({"exec", "secret"})  # a prefix allow never covers these (exact rules only)
 NONE, REQUIRED, OPTIONAL = 0, 1, 2
-_ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_ASSIGN: Final = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 class Opt(Record):
@@ -194,9 +194,11 @@ class Analysis(Record):
     inner: tuple[tuple[int, str, str], ...] = ()
 
 
-_EMPTY = Analysis()
-_KNOWN = Analysis(known=True)
-ALL_DATA = _KNOWN  # what `analyse` returns (this very object) for a known program whose words are all data
+_EMPTY: Final = Analysis()
+_KNOWN: Final = Analysis(known=True)
+ALL_DATA: Final = (
+    _KNOWN  # what `analyse` returns (this very object) for a known program whose words are all data
+)
 
 
 # --------------------------------------------------------------------------- building
@@ -352,8 +354,8 @@ def build_table(entries: Mapping[str, Mapping[str, Any]], digest: str) -> Table:
     return Table(flat, digest)
 
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUNDLED_FILE = os.path.join(
+_PACKAGE: Final = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUNDLED_FILE: Final = os.path.join(
     _PACKAGE, "policies", "commands.yaml"
 )  # the bundled knowledge (a str: no pathlib on the hook's path)
 
@@ -381,7 +383,7 @@ def bundled_entries() -> dict[str, Any]:
 # --------------------------------------------------------------------------- analysis
 
 
-_OLD_STYLE = frozenset({"tar", "gtar"})  # a first argument without `-` is a cluster of options
+_OLD_STYLE: Final = frozenset({"tar", "gtar"})  # a first argument without `-` is a cluster of options
 
 
 def analyse(words: Sequence[str], table: Table, spec: Spec | None = None) -> Analysis:
@@ -404,8 +406,24 @@ def analyse(words: Sequence[str], table: Table, spec: Spec | None = None) -> Ana
 
 
 # What `_Acc.found` holds: (field, item), the field an index into the lists of `Analysis`.
-(_READS, _WRITES, _OPERAND_WRITES, _AT_READS, _SCRIPTS, _CODE, _COMMANDS, _NAMED_READS, _CHDIRS, _PREFIXES,
- _TREES, _INTO, _TREE_READS, _REPLACED, _NAMED_TREES, _NAMED_SCRIPTS, _INNER) = range(17)  # fmt: skip
+# (one constant each, `Final`: the compiled build inlines them)
+_READS: Final = 0
+_WRITES: Final = 1
+_OPERAND_WRITES: Final = 2
+_AT_READS: Final = 3
+_SCRIPTS: Final = 4
+_CODE: Final = 5
+_COMMANDS: Final = 6
+_NAMED_READS: Final = 7
+_CHDIRS: Final = 8
+_PREFIXES: Final = 9
+_TREES: Final = 10
+_INTO: Final = 11
+_TREE_READS: Final = 12
+_REPLACED: Final = 13
+_NAMED_TREES: Final = 14
+_NAMED_SCRIPTS: Final = 15
+_INNER: Final = 16
 
 
 class _Acc:
@@ -477,10 +495,10 @@ class _Acc:
         )
 
 
-_NO_FINDINGS: list[tuple[object, ...]] = [()] * 17
-_NO_SKIPPED: set[str] = set()  # never added to: `_walk` makes a new set instead
+_NO_FINDINGS: Final[list[tuple[object, ...]]] = [()] * 17
+_NO_SKIPPED: Final[set[str]] = set()  # never added to: `_walk` makes a new set instead
 _new_analysis = tuple.__new__  # `Analysis(...)` without the namedtuple's Python-level `__new__`
-_NO_EFFECTS: frozenset[str] = frozenset()
+_NO_EFFECTS: Final[frozenset[str]] = frozenset()
 
 
 def _walk(words: Sequence[str], i: int, spec: Spec, acc: _Acc, kept: list[int]) -> None:
@@ -669,7 +687,7 @@ def _retarget(acc: _Acc, opt: Opt, becomes: dict[str, str] | None) -> dict[str, 
     return {**(becomes or {}), **dict(opt.becomes)} if opt.becomes else becomes
 
 
-_FILE_ROLES = frozenset({"read", "write", "tree"})  # operands an `into` destination receives by name
+_FILE_ROLES: Final = frozenset({"read", "write", "tree"})  # operands an `into` destination receives by name
 
 
 def _operand_role(spec: Spec, k: int, skipped: set[str]) -> str:
@@ -860,12 +878,12 @@ def _value(acc: _Acc, role: str, idx: int, cut: int, label: str, note: str, text
 
 
 # a `key=value,...` list (docker's `--mount`, `--secret`, `--output`): a first field `key=`
-_FIELD_LIST = lazy_compile(r"\s*\"?[A-Za-z][\w.-]*=")
+_FIELD_LIST: Final = lazy_compile(r"\s*\"?[A-Za-z][\w.-]*=")
 # a volume's name (docker's `[a-zA-Z0-9][a-zA-Z0-9_.-]`): `-v NAME:/x` mounts a named volume, not a host path
-_VOLUME_NAME = lazy_compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_VOLUME_NAME: Final = lazy_compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 # `--mount type=...` kinds that mount no host path (docker, podman)
-_NOT_HOST = frozenset({"tmpfs", "ramfs", "image", "devpts", "npipe", "cluster", "artifact"})
-_TRUE = frozenset({"", "1", "t", "true"})
+_NOT_HOST: Final = frozenset({"tmpfs", "ramfs", "image", "devpts", "npipe", "cluster", "artifact"})
+_TRUE: Final = frozenset({"", "1", "t", "true"})
 
 
 def _host_path(text: str) -> bool:
@@ -947,31 +965,31 @@ def _fields(acc: _Acc, opt: Opt, idx: int, text: str, label: str) -> None:
             acc.found.append((_INNER, (idx, path, role)))
 
 
-_SED_EXEC = lazy_compile(
+_SED_EXEC: Final = lazy_compile(
     r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?(?:,(?:\d+|\$|/[^/\n]*/))?!?\s*e(?:[\s;}]|$)|/[gpiImM0-9]*e[gpiImM0-9]*(?:[\s;}]|$)"
 )
-_SED_WRITE = lazy_compile(
+_SED_WRITE: Final = lazy_compile(
     r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?(?:,(?:\d+|\$|/[^/\n]*/))?!?\s*[wW]\s|/[gpiImM0-9]*w\s"
 )
-_AWK_WRITE = lazy_compile(r"printf?\b[^;{}\n]*>")
+_AWK_WRITE: Final = lazy_compile(r"printf?\b[^;{}\n]*>")
 # `getline [var] < "FILE"`, `ARGV[n] = "FILE"`: a file read by name
-_AWK_READ = lazy_compile(r'(?:\bgetline\b[^;{}\n<|]*<|\bARGV\s*\[[^]]*\]\s*=)\s*"([^"\\]+)"')
+_AWK_READ: Final = lazy_compile(r'(?:\bgetline\b[^;{}\n<|]*<|\bARGV\s*\[[^]]*\]\s*=)\s*"([^"\\]+)"')
 # `getline < NAME` or an `ARGV` element set to something other than one string literal
-_AWK_UNKNOWN_READ = lazy_compile(
+_AWK_UNKNOWN_READ: Final = lazy_compile(
     r'\bgetline\b[^;{}\n<|]*<\s*(?!\s|"[^"\\]+"\s*(?:[;}\n)]|$))|\bARGV\s*\[[^]]*\]\s*=\s*(?!\s|"[^"\\]+"\s*(?:[;}\n]|$))'
 )
-_JQ_ENV = lazy_compile(r"(?:^|[^\w.$])(?:env|\$ENV)\b|\$__prog_args\b")
+_JQ_ENV: Final = lazy_compile(r"(?:^|[^\w.$])(?:env|\$ENV)\b|\$__prog_args\b")
 
 
-_SED_READ = lazy_compile(
+_SED_READ: Final = lazy_compile(
     r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?(?:,(?:\d+|\$|/[^/\n]*/))?!?\s*[rR][ \t]*([^\n;}]+)"
 )
 
 
 # `TARGETS : PREREQUISITES ; RECIPE` (not `x := v`, `x ::= v`): the recipe after `;` is a shell line
-_MAKE_RULE = lazy_compile(r"^[^=:#;\t]*[^=:#;\t\s]\s*::?(?!=)[^=#;]*;(.*)$")
-_MAKE_CALL = lazy_compile(r"[$][({](shell|file|eval)[\s,]")
-_MAX_MAKE_SCRIPTS = 32
+_MAKE_RULE: Final = lazy_compile(r"^[^=:#;\t]*[^=:#;\t\s]\s*::?(?!=)[^=#;]*;(.*)$")
+_MAKE_CALL: Final = lazy_compile(r"[$][({](shell|file|eval)[\s,]")
+_MAX_MAKE_SCRIPTS: Final = 32
 
 
 def make_scripts(text: str, depth: int = 0) -> list[str]:
@@ -1077,7 +1095,7 @@ def _effects(acc: _Acc, effects: frozenset[str] | set[str], label: str, note: st
         acc.unknown_write = True
 
 
-_VERBS = {
+_VERBS: Final = {
     "write": "writes files",
     "exec": "runs commands",
     "network": "uses the network",

@@ -46,7 +46,7 @@ from .shell_words import (
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Final
 
     from tree_sitter import Node, Parser
 
@@ -62,14 +62,14 @@ __all__ = [
     "parse_script",
 ]
 
-MAX_DEPTH = 8  # nesting bound for $(...), `...`, <(...) and nested scripts (bash -c, eval)
-_MAX_PARENS = 4 * MAX_DEPTH  # rough pre-check before parsing
-_MAX_TREE = 120  # syntax-tree nesting bound for the walker (if/while/{ }/( ) in depth)
+MAX_DEPTH: Final = 8  # nesting bound for $(...), `...`, <(...) and nested scripts (bash -c, eval)
+_MAX_PARENS: Final = 4 * MAX_DEPTH  # rough pre-check before parsing
+_MAX_TREE: Final = 120  # syntax-tree nesting bound for the walker (if/while/{ }/( ) in depth)
 
 # Output redirection operators; `>&` counts only with a file operand.
-_WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
-_READ_OPS = frozenset({"<", "<>"})
-NON_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+_WRITE_OPS: Final = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
+_READ_OPS: Final = frozenset({"<", "<>"})
+NON_FILES: Final = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 
 
 def _extension(package: str) -> Any:
@@ -153,8 +153,8 @@ def _watched_parser() -> Parser:
     return mine
 
 
-_PARSER: list[Parser] = []
-_LOCAL: list[Any] = []  # [threading.local()] once a long text was parsed
+_PARSER: Final[list[Parser]] = []
+_LOCAL: Final[list[Any]] = []  # [threading.local()] once a long text was parsed
 
 
 class StdinText(Record):
@@ -231,8 +231,8 @@ def _parse(text: str) -> Any:
 # (its view is opaque: deny texts only, never allowed). The clock is this thread's CPU time, so a
 # loaded machine (other processes, other threads) does not cancel a valid command; the bound is
 # on the work done (about 85 checks of ~1 µs each for 10,000 characters).
-_WATCHED_BYTES = 512
-PARSE_SECONDS = 0.1
+_WATCHED_BYTES: Final = 512
+PARSE_SECONDS: Final = 0.1
 
 
 def _error_reason(root: Node, text: str) -> str:
@@ -261,24 +261,24 @@ def _first_error(node: Node) -> Node | None:
 # one simple command, no operator, redirection, expansion, glob, comment or line continuation.
 # (unrolled: runs of plain characters between quoted strings, possessive; the same texts as
 # `(?:[...]|'[^']*'|"[^"$`\\!]*")*`, matched ~4x faster)
-_PLAIN_TEXT = lazy_compile(
+_PLAIN_TEXT: Final = lazy_compile(
     r"""[A-Za-z0-9_./=:,+@%^ -]*+(?:(?:'[^']*+'|"[^"$`\\!]*+")[A-Za-z0-9_./=:,+@%^ -]*+)*+"""
 )
-_PLAIN_TOKEN = lazy_compile(r"""(?:[A-Za-z0-9_./=:,+@%^-]|'[^']*'|"[^"$`\\!]*")+""")
-_ASSIGN_TOKEN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+_PLAIN_TOKEN: Final = lazy_compile(r"""(?:[A-Za-z0-9_./=:,+@%^-]|'[^']*'|"[^"$`\\!]*")+""")
+_ASSIGN_TOKEN: Final = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 # tree-sitter rejects `a%x`, `a@x`, `x=1 a:b` and some words after a command word `-...`
-_DIGIT_ASSIGN = lazy_compile(r"[0-9][A-Za-z0-9_]*\+?=")
+_DIGIT_ASSIGN: Final = lazy_compile(r"[0-9][A-Za-z0-9_]*\+?=")
 # Words bash reads as syntax at the start of a command (and `in`, `do`... after `for`/`case`).
-_RESERVED = frozenset(
+_RESERVED: Final = frozenset(
     {"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do"}
     | {"done", "in", "function", "time", "coproc", "{", "}", "!", "[[", "]]"}
 )
-_RESERVED_WORD = (
+_RESERVED_WORD: Final = (
     "(?:" + "|".join(re.escape(w) for w in sorted(_RESERVED, key=len, reverse=True)) + r")(?![A-Za-z0-9_])"
 )
 # A command word tree-sitter reads as one: not a reserved word (`_RESERVED_WORD`, as a lookahead),
 # then plain characters and quoted strings (unrolled and possessive, like `_PLAIN_TEXT`).
-_COMMAND_WORD = lazy_compile(
+_COMMAND_WORD: Final = lazy_compile(
     "(?!" + _RESERVED_WORD + ")"
     r"""(?:[A-Za-z0-9_./+]|'[^']*+'|"[^"$`\\!]*+")[A-Za-z0-9_./+-]*+(?:(?:'[^']*+'|"[^"$`\\!]*+")[A-Za-z0-9_./+-]*+)*+"""
 )
@@ -319,8 +319,8 @@ def _plain_command(text: str) -> list[Command] | None:
     return [_new(Command, (text.strip(" "), words[:k], words[k:], (), (), ()))]
 
 
-_DIGIT_OR_EQ = frozenset("0123456789=")
-_UNQUOTE = lazy_compile(r"'([^']*)'|\"([^\"]*)\"")  # a plain token's quoted parts, quotes dropped
+_DIGIT_OR_EQ: Final = frozenset("0123456789=")
+_UNQUOTE: Final = lazy_compile(r"'([^']*)'|\"([^\"]*)\"")  # a plain token's quoted parts, quotes dropped
 _word = tuple.__new__  # `Word(v, r, d, g)` without the namedtuple's Python-level `__new__`
 _new = tuple.__new__  # the same for `Command`
 
@@ -329,10 +329,10 @@ _new = tuple.__new__  # the same for `Command`
 # Possessive (`*+`): a run of `|` splits into `||` and `|` many ways, and a backtracking search of
 # them all is exponential in the run's length; the first reading fits whenever any does.
 # (Both unrolled like `_PLAIN_TEXT`: runs of plain characters between the other items.)
-_CHAIN_TEXT = lazy_compile(
+_CHAIN_TEXT: Final = lazy_compile(
     r"""[A-Za-z0-9_./=:,+@%^ -]*+(?:(?:'[^']*+'|"[^"$`\\!]*+"|&&|\|\||[|;])[A-Za-z0-9_./=:,+@%^ -]*+)*+"""
 )
-_CHAIN_PART = lazy_compile(
+_CHAIN_PART: Final = lazy_compile(
     r"""([A-Za-z0-9_./=:,+@%^ -]*+(?:(?:'[^']*+'|"[^"$`\\!]*+")[A-Za-z0-9_./=:,+@%^ -]*+)*+)(?:&&|\|\||[|;])"""
 )
 
@@ -378,7 +378,7 @@ def _paren_depth(text: str) -> int:
 
 # --------------------------------------------------------------------------- continuations
 
-_LITERAL_NODES = frozenset({"raw_string", "ansi_c_string", "comment"})
+_LITERAL_NODES: Final = frozenset({"raw_string", "ansi_c_string", "comment"})
 
 
 def _join_continuations(text: str, tree: Any) -> str:
@@ -430,10 +430,10 @@ class _Redirs(Record):
         return _Redirs(self.writes + writes, self.reads + reads)
 
 
-_NO_REDIRS = _Redirs()
+_NO_REDIRS: Final = _Redirs()
 
 # Nodes whose children are statements (or hold statements somewhere below).
-_CONTAINERS = frozenset(
+_CONTAINERS: Final = frozenset(
     {
         "program",
         "list",
@@ -451,7 +451,7 @@ _CONTAINERS = frozenset(
     }
 )
 # Word-like nodes: their value is a word; commands may hide in their substitutions.
-_WORDS = frozenset(
+_WORDS: Final = frozenset(
     {
         "word",
         "string",
@@ -474,19 +474,19 @@ _WORDS = frozenset(
         "test_operator",
     }
 )
-_REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_REDIRECTS: Final = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _MAX_LOOP_VALUES, _MAX_LOOP_BODY = 8, 4096  # a `for` list substituted into its body (`for_values`)
 # Variables the walk follows through a text (`shell_assigns`): a loop over one assigns it.
-STATE_NAMES = frozenset({"HOME", "BASH_CMDS", "BASH_ALIASES"})
-_PLAIN_VALUE = lazy_compile(r"[^\s'\"\\$`;&|<>(){}]+")
-_GLOB_CHARS = lazy_compile(r"[*?\[]")
+STATE_NAMES: Final = frozenset({"HOME", "BASH_CMDS", "BASH_ALIASES"})
+_PLAIN_VALUE: Final = lazy_compile(r"[^\s'\"\\$`;&|<>(){}]+")
+_GLOB_CHARS: Final = lazy_compile(r"[*?\[]")
 # builtins that set a variable whose name may be computed (`declare "$x=..."`), and `source`
-_SETS_NAMES = lazy_compile(
+_SETS_NAMES: Final = lazy_compile(
     r"(?<![\w.-])(?:eval|declare|typeset|local|export|readonly|read|mapfile|readarray|getopts|let"
     r"|unset|source|wait|printf\s[^;&|]*-v|select|coproc)(?![\w.-])"
     r"|(?:^|[;&|(){}\n]|\b(?:do|then|else|command|builtin))\s*\.(?=\s)"  # `. FILE` (a command)
 )
-_SKIP = frozenset({"comment", "heredoc_start", "heredoc_end", "heredoc_content", "file_descriptor"})
+_SKIP: Final = frozenset({"comment", "heredoc_start", "heredoc_end", "heredoc_content", "file_descriptor"})
 
 
 class _Walker:

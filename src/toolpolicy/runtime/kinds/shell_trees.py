@@ -26,9 +26,13 @@ from collections.abc import Callable, Sequence
 from .shell_words import TREE, Word
 from .shell_words import glob_escape as _escape
 
-_PATTERN = "\x00"
-_MAX_SOURCES = 16  # sources joined to a destination by name; past it the destination is a tree
-_EXISTING = frozenset({"", ".", "..", "~"})  # spellings of a directory that exists (`/` strips to "")
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Final
+
+_PATTERN: Final = "\x00"
+_MAX_SOURCES: Final = 16  # sources joined to a destination by name; past it the destination is a tree
+_EXISTING: Final = frozenset({"", ".", "..", "~"})  # spellings of a directory that exists (`/` strips to "")
 
 WordTargets = Callable[[Word, int, tuple[str, ...]], list[str]]
 

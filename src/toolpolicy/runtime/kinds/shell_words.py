@@ -19,6 +19,10 @@ import re
 from ...vocabulary.lazy_regex import lazy_compile
 from ...vocabulary.records import Record
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Final
+
 
 class Unparseable(Exception):
     """The text cannot be analysed; the message says why (for diagnostics)."""
@@ -33,12 +37,12 @@ class Word(Record):
 
 # --------------------------------------------------------------------------- quote removal
 
-_ANSI_SIMPLE = {
+_ANSI_SIMPLE: Final = {
     "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
     "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
 }  # fmt: skip
-_NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_HEX = "0123456789abcdefABCDEF"
+_NAME: Final = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_HEX: Final = "0123456789abcdefABCDEF"
 
 
 def ansi_c(raw: str, i: int) -> tuple[str, int]:
@@ -206,7 +210,7 @@ def _scripts_of(expansion: str) -> list[str]:
     return []
 
 
-_PLAIN_WORD = lazy_compile(r"[^\\'\"$`*?\[{]*")
+_PLAIN_WORD: Final = lazy_compile(r"[^\\'\"$`*?\[{]*")
 _new = tuple.__new__  # `Word(...)` without the namedtuple's Python-level `__new__`
 
 
@@ -359,9 +363,11 @@ def arith_end(s: str, i: int) -> int:
 
 # --------------------------------------------------------------------------- fallback
 
-_FALLBACK_SPLIT = lazy_compile(r"\n|;|&&|\|\||\|&|\||&|\$\(|<\(|>\(|\(|\)|`|\{|\}")
-_KEYWORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "time", "{", "coproc"})
-FALLBACK_CHARS = 100_000  # only this much of an opaque text is split for extra deny texts
+_FALLBACK_SPLIT: Final = lazy_compile(r"\n|;|&&|\|\||\|&|\||&|\$\(|<\(|>\(|\(|\)|`|\{|\}")
+_KEYWORDS: Final = frozenset(
+    {"if", "then", "else", "elif", "do", "while", "until", "!", "time", "{", "coproc"}
+)
+FALLBACK_CHARS: Final = 100_000  # only this much of an opaque text is split for extra deny texts
 
 
 def fallback_pieces(text: str) -> list[list[str]]:
@@ -384,11 +390,13 @@ def fallback_pieces(text: str) -> list[list[str]]:
 
 # --------------------------------------------------------------------------- targets
 
-UNKNOWN = "\x1a"  # in a target pattern: an expansion whose value is not known (any text)
-HOME = "\x02"  # in a target pattern: the home directory (`~`, `$HOME`, `${HOME}`, `${HOME:-x}`)
-TREE = "\x06"  # ends a target pattern `DIR/TREE`: everything under DIR (a tree write: `rsync -a x/ DIR`)
-_HOME_VAR = lazy_compile(r"\$(?:HOME\b|\{HOME(?:[:]?[-=?+][^}]*)?\})")
-_GLOB_SPECIALS = "*?[]{}\\^"  # `^`: so that `[\^x]` stays a literal `^`, not bash's `[^x]`
+UNKNOWN: Final = "\x1a"  # in a target pattern: an expansion whose value is not known (any text)
+HOME: Final = "\x02"  # in a target pattern: the home directory (`~`, `$HOME`, `${HOME}`, `${HOME:-x}`)
+TREE: Final = (
+    "\x06"  # ends a target pattern `DIR/TREE`: everything under DIR (a tree write: `rsync -a x/ DIR`)
+)
+_HOME_VAR: Final = lazy_compile(r"\$(?:HOME\b|\{HOME(?:[:]?[-=?+][^}]*)?\})")
+_GLOB_SPECIALS: Final = "*?[]{}\\^"  # `^`: so that `[\^x]` stays a literal `^`, not bash's `[^x]`
 
 
 def glob_escape(text: str) -> str:
@@ -531,7 +539,7 @@ def _first_brace(t: str) -> tuple[str, list[str], str] | None:
     return None
 
 
-_SEQ = lazy_compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?")
+_SEQ: Final = lazy_compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?")
 
 
 def _sequence(body: str) -> list[str] | None:

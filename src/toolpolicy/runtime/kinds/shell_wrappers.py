@@ -22,25 +22,31 @@ from collections.abc import Callable, Sequence
 
 from ...vocabulary.lazy_regex import lazy_compile
 
-SHELLS = frozenset({"sh", "bash", "rbash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish"})
-ALLOW_WRAPPERS = frozenset(
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Final
+
+SHELLS: Final = frozenset(
+    {"sh", "bash", "rbash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish"}
+)
+ALLOW_WRAPPERS: Final = frozenset(
     {"timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin", "noglob"}
     | {"gtimeout", "gnice", "gnohup", "gstdbuf"}  # GNU's, under Homebrew's names
 )
 # Exec-capable however they are called (a prefix rule can never allow them).
-ALWAYS_EXEC = frozenset(
+ALWAYS_EXEC: Final = frozenset(
     {"xargs", "watch", "sudo", "doas", "pkexec", "su", "runuser", "eval", "parallel"}
     | {"chroot", "unshare", "nsenter", "coproc"}
     | {"gxargs", "gchroot"}  # GNU's, under Homebrew's names
 )
-FINDS = frozenset({"find", "gfind"})  # GNU find under Homebrew's name too
-FIND_ACTIONS = frozenset(
+FINDS: Final = frozenset({"find", "gfind"})  # GNU find under Homebrew's name too
+FIND_ACTIONS: Final = frozenset(
     {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
 )
-FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-_DURATION = lazy_compile(r"\d+(?:\.\d+)?[smhd]?")
-_INT = lazy_compile(r"[+-]?\d+")
-ASSIGNMENT = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
+FIND_EXEC: Final = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_DURATION: Final = lazy_compile(r"\d+(?:\.\d+)?[smhd]?")
+_INT: Final = lazy_compile(r"[+-]?\d+")
+ASSIGNMENT: Final = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 
 Stripper = Callable[[Sequence[str], bool], "int | None"]
 
@@ -273,7 +279,7 @@ def _coproc(args: Sequence[str], strict: bool) -> int | None:
     return _after(0, args)
 
 
-WRAPPERS: dict[str, Stripper] = {
+WRAPPERS: Final[dict[str, Stripper]] = {
     "coproc": _coproc,
     "timeout": _timeout,
     "time": _time,
@@ -296,7 +302,7 @@ WRAPPERS: dict[str, Stripper] = {
     "runuser": _runuser,
 }
 # GNU's wrappers under Homebrew's `g` names (macOS): the same programs, read the same way
-GNU_WRAPPERS = {"g" + n: n for n in ("timeout", "nice", "nohup", "stdbuf", "env", "xargs", "chroot")}
+GNU_WRAPPERS: Final = {"g" + n: n for n in ("timeout", "nice", "nohup", "stdbuf", "env", "xargs", "chroot")}
 WRAPPERS.update({g: WRAPPERS[n] for g, n in GNU_WRAPPERS.items() if n in WRAPPERS})
 
 
@@ -480,8 +486,8 @@ def completion_values(args: Sequence[str], letter: str) -> list[Script]:
     return builtin_option_values(args, _COMPLETION_VALUED, letter)
 
 
-_COMPLETION_VALUED = "oAGWFCXPS"
-COMPLETERS = frozenset({"compgen", "complete"})
+_COMPLETION_VALUED: Final = "oAGWFCXPS"
+COMPLETERS: Final = frozenset({"compgen", "complete"})
 
 
 def _completion_scripts(args: Sequence[str]) -> list[Script]:
@@ -507,7 +513,7 @@ def _has_letter(a: str, letters: str) -> bool:
     return a.startswith("-") and not a.startswith("--") and any(ch in a[1:] for ch in letters)
 
 
-_SCRIPT_FINDERS: dict[str, Callable[[Sequence[str]], list[Script]]] = {
+_SCRIPT_FINDERS: Final[dict[str, Callable[[Sequence[str]], list[Script]]]] = {
     "watch": _watch_scripts,
     "su": _c_option_scripts,
     "runuser": _c_option_scripts,
@@ -526,9 +532,9 @@ _SCRIPT_FINDERS: dict[str, Callable[[Sequence[str]], list[Script]]] = {
 # --------------------------------------------------------------------------- exec-capable
 
 
-SCRIPT_FINDER_NAMES = frozenset(_SCRIPT_FINDERS)  # the programs `nested_scripts` looks into
+SCRIPT_FINDER_NAMES: Final = frozenset(_SCRIPT_FINDERS)  # the programs `nested_scripts` looks into
 # The programs `exec_capable` may say yes to (it says no to any other program name).
-EXEC_NAMES = FINDS | {"flock"} | ALWAYS_EXEC | SHELLS | frozenset(WRAPPERS)
+EXEC_NAMES: Final = FINDS | {"flock"} | ALWAYS_EXEC | SHELLS | frozenset(WRAPPERS)
 
 
 def exec_capable(words: Sequence[str]) -> bool:

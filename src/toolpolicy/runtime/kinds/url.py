@@ -50,19 +50,23 @@ from urllib.parse import unquote, urlsplit
 from . import TAG_ADDRESS, TAG_HOST, ArgView, CompiledPattern, Rendered, Unit
 from .glob import GlobError, has_wildcard, to_regex
 
-MAX_URL = 65536  # longer values are never allowed (their host still serves deny)
-_MAX_HOST = 1024  # longer hosts are invalid (DNS names stop at 253 characters)
-_HTTP = frozenset({"http", "https"})
-_SPECIAL = frozenset({"http", "https", "ws", "wss", "ftp"})  # WHATWG "special" schemes with hosts
-_HOST_OK = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*")
-_LABEL_PATTERN_OK = re.compile(r"[a-z0-9_*?-]+")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):(.*)", re.DOTALL)
-_C0_SPACE = "".join(chr(i) for i in range(0x21))
-_PREFIX = "domain:"
-_ADDRESS = "address:"
-ADDRESS_CLASSES = ("ip", "loopback", "private", "link-local", "unspecified", "non-public")
-_PRIVATE = tuple(
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook's cold start)
+if TYPE_CHECKING:
+    from typing import Final
+
+MAX_URL: Final = 65536  # longer values are never allowed (their host still serves deny)
+_MAX_HOST: Final = 1024  # longer hosts are invalid (DNS names stop at 253 characters)
+_HTTP: Final = frozenset({"http", "https"})
+_SPECIAL: Final = frozenset({"http", "https", "ws", "wss", "ftp"})  # WHATWG "special" schemes with hosts
+_HOST_OK: Final = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*")
+_LABEL_PATTERN_OK: Final = re.compile(r"[a-z0-9_*?-]+")
+_CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
+_SCHEME: Final = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):(.*)", re.DOTALL)
+_C0_SPACE: Final = "".join(chr(i) for i in range(0x21))
+_PREFIX: Final = "domain:"
+_ADDRESS: Final = "address:"
+ADDRESS_CLASSES: Final = ("ip", "loopback", "private", "link-local", "unspecified", "non-public")
+_PRIVATE: Final = tuple(
     ipaddress.ip_network(n)
     for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7")
 )
@@ -406,6 +410,6 @@ def address_classes(host: str) -> tuple[str, ...]:
     return tuple(TAG_ADDRESS + c for c in ADDRESS_CLASSES if c in found)
 
 
-_THIS_NETWORK = ipaddress.ip_network(
+_THIS_NETWORK: Final = ipaddress.ip_network(
     "0.0.0.0/8"
 )  # "this host on this network": 0.x reaches the local machine
