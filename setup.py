@@ -5,9 +5,9 @@
     TOOLPOLICY_COMPILE=0 pip install .         # pure Python
 
 Everything else is in pyproject.toml. The modules compiled (`runtime/compiled_build.py`'s
-`COMPILED`) are the shell view, the path and URL kinds and the fast decision path: what a decision
-spends its time in. They are the same sources either way; compiled, a cold shell decision costs
-about half as much (docs/performance.md). mypyc also checks every annotation at run time, so a
+`COMPILED`) are the shell view, the path and URL kinds, the fast decision path and the decision's
+flow (engine, rules, plans): what a decision spends its time in. They are the same sources either
+way; compiled, a cold shell decision costs about 0.45x as much (README.md, "Performance"). mypyc also checks every annotation at run time, so a
 value of the wrong type raises `TypeError` in a compiled module where pure Python would go on: the
 view and decide() turn any exception into a fail-closed answer, and `.ci/run` runs the tests
 against both builds.

@@ -1,7 +1,8 @@
 """The compiled build: which modules mypyc compiles, and the guard against a stale one.
 
-`setup.py` compiles the modules of `COMPILED` to C when `TOOLPOLICY_COMPILE=1` (the shell view, the
-path and URL kinds, the fast decision path: where a decision spends its time). A compiled module is
+`setup.py` compiles the modules of `COMPILED` to C unless `TOOLPOLICY_COMPILE=0` (the shell view,
+the path and URL kinds, the fast decision path and the decision's flow: where a decision spends its
+time). A compiled module is
 the same source run as C; nothing here changes what is decided.
 
 The guard: an editable install compiled in place (`TOOLPOLICY_COMPILE=1 pip install -e .`) leaves
